@@ -1,0 +1,286 @@
+"""RadReview settings, read from the environment.
+
+With no variables set, RadReview runs on its embedded default: SQLite and Celery over kombu's
+``filesystem://`` transport, both inside the data folder. Production deployments set
+``DATABASE_URL`` (PostgreSQL) and ``CELERY_BROKER_URL`` (Redis) and nothing else changes.
+The defaults are the safe ones (DEBUG off, HTTPS-only cookies, HSTS); the local run script
+relaxes the HTTPS settings explicitly with ``RADREVIEW_LOCAL_HTTP=1``.
+"""
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def env_bool(name: str, default: bool) -> bool:
+    value = os.environ.get(name)
+    if value is None or value == "":
+        return default
+    if value.lower() in ("1", "true", "yes", "on"):
+        return True
+    if value.lower() in ("0", "false", "no", "off"):
+        return False
+    raise ImproperlyConfigured(f"{name} must be a boolean (1/0, true/false), got {value!r}")
+
+
+def env_int(name: str, default: int) -> int:
+    value = os.environ.get(name)
+    if not value:
+        return default
+    try:
+        return int(value)
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"{name} must be an integer, got {value!r}") from exc
+
+
+def env_list(name: str, default: list[str]) -> list[str]:
+    value = os.environ.get(name)
+    if not value:
+        return default
+    return [item.strip() for item in value.split(",") if item.strip()]
+
+
+# --- Folders -------------------------------------------------------------------------------
+
+DATA_DIR = Path(os.environ.get("RADREVIEW_DATA_DIR", BASE_DIR / "data")).resolve()
+DATA_DIR.mkdir(parents=True, exist_ok=True)
+MEDIA_ROOT = DATA_DIR / "media"
+MEDIA_URL = "/media/"
+STATIC_ROOT = DATA_DIR / "staticfiles"
+STATIC_URL = "/static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+
+
+def _secret_key() -> str:
+    """The secret key from the environment, else one generated once and kept in the data folder."""
+    if os.environ.get("DJANGO_SECRET_KEY"):
+        return os.environ["DJANGO_SECRET_KEY"]
+    key_file = DATA_DIR / "secret_key"
+    if not key_file.exists():
+        fd = os.open(key_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(secrets.token_urlsafe(64))
+    return key_file.read_text().strip()
+
+
+SECRET_KEY = _secret_key()
+DEBUG = env_bool("DJANGO_DEBUG", False)
+ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost"])
+CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
+
+# --- Transport security --------------------------------------------------------------------
+
+# Plain HTTP is only for the embedded default, which listens on loopback.
+LOCAL_HTTP = env_bool("RADREVIEW_LOCAL_HTTP", False)
+LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1", "[::1]", "testserver"}
+if LOCAL_HTTP and not set(ALLOWED_HOSTS) <= LOOPBACK_HOSTS:
+    raise ImproperlyConfigured(
+        "RADREVIEW_LOCAL_HTTP=1 serves without HTTPS and is only allowed when "
+        f"DJANGO_ALLOWED_HOSTS lists loopback names; got {ALLOWED_HOSTS}"
+    )
+SECURE_SSL_REDIRECT = not LOCAL_HTTP
+SESSION_COOKIE_SECURE = not LOCAL_HTTP
+CSRF_COOKIE_SECURE = not LOCAL_HTTP
+SECURE_HSTS_SECONDS = 0 if LOCAL_HTTP else 31_536_000
+SECURE_HSTS_INCLUDE_SUBDOMAINS = not LOCAL_HTTP
+SECURE_HSTS_PRELOAD = not LOCAL_HTTP
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_AGE = 12 * 60 * 60
+X_FRAME_OPTIONS = "DENY"
+
+# --- Applications --------------------------------------------------------------------------
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "django_htmx",
+    "radreview.accounts",
+    "radreview.audit",
+    "radreview.studies",
+    "radreview.jobs",
+    "radreview.review",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "radreview.accounts.middleware.LoginRequiredEverywhere",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "radreview.urls"
+WSGI_APPLICATION = "radreview.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database and cache --------------------------------------------------------------------
+
+DATABASES = {
+    "default": dj_database_url.parse(
+        os.environ.get("DATABASE_URL", f"sqlite:///{DATA_DIR / 'radreview.sqlite3'}"),
+        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0),
+    )
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # The web server and the worker write to the same file: WAL lets readers go on while one
+    # writes, and IMMEDIATE transactions take the write lock up front instead of failing midway.
+    DATABASES["default"]["OPTIONS"] = {
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        "transaction_mode": "IMMEDIATE",
+        "timeout": 30,
+    }
+    DATABASES["default"]["TEST"] = {"NAME": str(DATA_DIR / "test_radreview.sqlite3")}
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# A cache every process shares (login throttling counts failures across web workers).
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+        "LOCATION": "radreview_cache",
+    }
+}
+
+# --- Accounts ------------------------------------------------------------------------------
+
+AUTH_USER_MODEL = "accounts.User"
+LOGIN_URL = "accounts:login"
+LOGIN_REDIRECT_URL = "studies:worklist"
+LOGOUT_REDIRECT_URL = "accounts:login"
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
+     "OPTIONS": {"min_length": 10}},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+# Failed logins allowed per username and per client address within the window.
+LOGIN_MAX_FAILURES = env_int("RADREVIEW_LOGIN_MAX_FAILURES", 5)
+LOGIN_FAILURE_WINDOW_SECONDS = env_int("RADREVIEW_LOGIN_FAILURE_WINDOW", 15 * 60)
+
+# --- API -----------------------------------------------------------------------------------
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "PAGE_SIZE": 50,
+    "DEFAULT_THROTTLE_RATES": {"login": "10/min"},
+    "EXCEPTION_HANDLER": "radreview.api.exceptions.exception_handler",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "RadReview API",
+    "DESCRIPTION": "Upload chest X-ray studies and reports, follow their audit, review flags.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+}
+
+# --- Uploads -------------------------------------------------------------------------------
+
+MAX_UPLOAD_FILE_BYTES = env_int("RADREVIEW_MAX_FILE_MB", 64) * 1024 * 1024
+MAX_UPLOAD_STUDY_BYTES = env_int("RADREVIEW_MAX_STUDY_MB", 256) * 1024 * 1024
+MAX_REPORT_CHARS = env_int("RADREVIEW_MAX_REPORT_CHARS", 20_000)
+MAX_UPLOAD_FILES = env_int("RADREVIEW_MAX_FILES", 64)
+# Form fields other than files (a pasted report) above this are refused before any view runs.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 4 * 1024 * 1024
+DATA_UPLOAD_MAX_NUMBER_FILES = MAX_UPLOAD_FILES + 1
+FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
+FILE_UPLOAD_PERMISSIONS = 0o640
+
+# --- Celery --------------------------------------------------------------------------------
+
+BROKER_DIR = DATA_DIR / "broker"
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://")
+if CELERY_BROKER_URL.startswith("filesystem"):
+    for sub in ("queue", "processed", "control"):
+        (BROKER_DIR / sub).mkdir(parents=True, exist_ok=True)
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(BROKER_DIR / "queue"),
+        "data_folder_out": str(BROKER_DIR / "queue"),
+        "processed_folder": str(BROKER_DIR / "processed"),
+        "control_folder": str(BROKER_DIR / "control"),
+        "store_processed": False,
+    }
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_DEFAULT_QUEUE = "cpu"
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Jobs whose worker stopped sending heartbeats for this long are taken over by a new worker.
+JOB_HEARTBEAT_SECONDS = env_int("RADREVIEW_JOB_HEARTBEAT_SECONDS", 10)
+JOB_STALE_AFTER_SECONDS = env_int("RADREVIEW_JOB_STALE_AFTER_SECONDS", 120)
+JOB_MAX_ATTEMPTS = env_int("RADREVIEW_JOB_MAX_ATTEMPTS", 3)
+
+# --- Model roles ---------------------------------------------------------------------------
+
+# One setting per role: "builtin" or a backend spec (see docs/models.md).
+MODEL_ROLES = {
+    "llm": os.environ.get("RADREVIEW_LLM", "builtin"),
+    "generator": os.environ.get("RADREVIEW_GENERATOR", "builtin"),
+    "text_embedder": os.environ.get("RADREVIEW_TEXT_EMBEDDER", "builtin"),
+    "image_encoder": os.environ.get("RADREVIEW_IMAGE_ENCODER", "builtin"),
+    "extractor": os.environ.get("RADREVIEW_EXTRACTOR", "builtin"),
+}
+
+# --- Internationalisation ------------------------------------------------------------------
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = os.environ.get("RADREVIEW_TIME_ZONE", "UTC")
+USE_I18N = False
+USE_TZ = True
+
+# --- Logging -------------------------------------------------------------------------------
+
+# Log lines name studies by their internal id only; patient identifiers never reach a log.
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("RADREVIEW_LOG_LEVEL", "INFO")},
+    "loggers": {
+        "PyRuSH": {"level": "WARNING"},
+        "django.request": {"level": "ERROR"},
+    },
+}
