@@ -212,6 +212,7 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Upload chest X-ray studies and reports, follow their audit, review flags.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
 }
 
 # --- Uploads -------------------------------------------------------------------------------
@@ -225,6 +226,12 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 4 * 1024 * 1024
 DATA_UPLOAD_MAX_NUMBER_FILES = MAX_UPLOAD_FILES + 1
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 FILE_UPLOAD_PERMISSIONS = 0o640
+# The first handler stops reading a body as soon as it passes the limits above.
+FILE_UPLOAD_HANDLERS = [
+    "radreview.studies.upload_limits.UploadLimitHandler",
+    "django.core.files.uploadhandler.MemoryFileUploadHandler",
+    "django.core.files.uploadhandler.TemporaryFileUploadHandler",
+]
 
 # --- Celery --------------------------------------------------------------------------------
 

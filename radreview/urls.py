@@ -1,6 +1,12 @@
 from django.contrib import admin
-from django.urls import path
+from django.urls import include, path
+
+from radreview.accounts.views import admin_login
 
 urlpatterns = [
+    path("", include("radreview.studies.urls")),
+    path("accounts/", include("radreview.accounts.urls")),
+    path("admin/login/", admin_login),
     path("admin/", admin.site.urls),
+    path("api/", include("radreview.api.urls")),
 ]

@@ -19,6 +19,18 @@ class User(AbstractUser):
     def is_site_admin(self) -> bool:
         return self.role == self.Role.ADMIN
 
+    # Admins manage users and the site in the Django admin. Models that must never change in
+    # place (decisions, signed reports, audit events) refuse edits in their ModelAdmin for everyone.
+    def has_perm(self, perm, obj=None) -> bool:
+        if self.is_active and self.is_site_admin:
+            return True
+        return super().has_perm(perm, obj)
+
+    def has_module_perms(self, app_label) -> bool:
+        if self.is_active and self.is_site_admin:
+            return True
+        return super().has_module_perms(app_label)
+
     def save(self, *args, **kwargs):
         # The Django admin (user management) is the admins' area; radiologists never reach it.
         self.is_staff = self.role == self.Role.ADMIN or self.is_superuser

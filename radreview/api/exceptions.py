@@ -1,0 +1,11 @@
+"""API errors as JSON with a ``detail`` message, including the ones Django raises before DRF."""
+from django.core.exceptions import RequestDataTooBig
+from rest_framework import status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+
+def exception_handler(exc, context):
+    if isinstance(exc, RequestDataTooBig):
+        return Response({"detail": "The request is too large."}, status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
+    return drf_exception_handler(exc, context)

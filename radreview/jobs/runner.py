@@ -1,0 +1,139 @@
+"""Running one job inside a worker: claim it, compute, store in one transaction, queue the next.
+
+The claim is a conditional update (queued → running) that only one worker can win, so a
+message delivered twice runs the stage once. The results are stored only if the claim still
+holds when the stage ends, so a job taken over by another worker after a crash is never
+finished twice.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import time
+import traceback
+import uuid
+
+from django.conf import settings
+from django.db import close_old_connections, connection, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from radreview.audit.services import record_event
+from radreview.studies.models import Study
+
+from . import services
+from .models import Job
+from .stages import ADAPTERS
+
+logger = logging.getLogger(__name__)
+
+
+def worker_identity() -> str:
+    """Who holds a claim: host and process, so a restarted worker can tell a dead claimant."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def claim(job_id: int) -> uuid.UUID | None:
+    token = uuid.uuid4()
+    now = timezone.now()
+    won = Job.objects.filter(pk=job_id, state=Job.State.QUEUED).update(
+        state=Job.State.RUNNING, claim_token=token, claimed_by=worker_identity(),
+        attempts=F("attempts") + 1, started_at=now, heartbeat_at=now, error="", error_detail="",
+    )
+    return token if won else None
+
+
+class Heartbeat:
+    """Touches the job row while the stage computes, so other workers know it is alive."""
+
+    def __init__(self, job_id: int, token: uuid.UUID):
+        self.job_id, self.token = job_id, token
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._beat, daemon=True, name=f"heartbeat-{job_id}")
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+    def _beat(self):
+        try:
+            while not self._stop.wait(settings.JOB_HEARTBEAT_SECONDS):
+                Job.objects.filter(pk=self.job_id, claim_token=self.token).update(heartbeat_at=timezone.now())
+        finally:
+            connection.close()
+
+
+class ProgressReporter:
+    """The stage's progress callback: writes progress to the job row, at most twice a second."""
+
+    def __init__(self, job_id: int, token: uuid.UUID):
+        self.job_id, self.token = job_id, token
+        self._last = 0.0
+
+    def __call__(self, fraction: float, note: str = "") -> None:
+        now = time.monotonic()
+        if now - self._last < 0.5 and fraction < 1.0:
+            return
+        self._last = now
+        Job.objects.filter(pk=self.job_id, claim_token=self.token).update(
+            progress=max(0.0, min(1.0, fraction)), progress_note=note[:200], heartbeat_at=timezone.now()
+        )
+
+
+def run_job(job_id: int) -> None:
+    close_old_connections()
+    token = claim(job_id)
+    if token is None:
+        logger.info("job %s is not queued any more; nothing to do", job_id)
+        return
+    job = Job.objects.select_related("study").get(pk=job_id)
+    study = job.study
+    Study.objects.filter(pk=study.pk, status=Study.Status.QUEUED).update(status=Study.Status.PROCESSING)
+    adapter = ADAPTERS[job.stage]
+    logger.info("job %s (%s of study %s) started, attempt %s", job.pk, job.stage, study.pk, job.attempts)
+    try:
+        with Heartbeat(job.pk, token):
+            result = adapter.compute(adapter.load(study), ProgressReporter(job.pk, token))
+        finished = finish(job, token, lambda: adapter.store(study, result))
+    except Exception as exc:  # a stage failure is recorded on its job, never lost
+        fail(job, token, exc)
+        return
+    if finished:
+        logger.info("job %s (%s of study %s) done", job.pk, job.stage, study.pk)
+
+
+def finish(job: Job, token: uuid.UUID, store) -> bool:
+    """Store the results and mark the job done in one transaction, if our claim still holds."""
+    with transaction.atomic():
+        current = Job.objects.select_for_update().get(pk=job.pk)
+        if current.state != Job.State.RUNNING or current.claim_token != token:
+            logger.warning("job %s was taken over by another worker; dropping this run", job.pk)
+            return False
+        store()
+        Job.objects.filter(pk=job.pk).update(
+            state=Job.State.DONE, progress=1.0, finished_at=timezone.now(), claim_token=None
+        )
+        record_event("stage_done", study=job.study, detail={"stage": job.stage, "attempt": current.attempts})
+        services.start_next(job.study)
+    return True
+
+
+def fail(job: Job, token: uuid.UUID, exc: Exception) -> None:
+    # Patient identifiers can hide in exception text from file parsers: the log gets the
+    # exception type only; the full message and traceback go to the job row for admins.
+    logger.error("job %s (%s of study %s) failed: %s", job.pk, job.stage, job.study_id, type(exc).__name__)
+    message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+    with transaction.atomic():
+        updated = Job.objects.filter(pk=job.pk, claim_token=token).update(
+            state=Job.State.FAILED, finished_at=timezone.now(), claim_token=None,
+            error=message[:2000], error_detail=traceback.format_exc(),
+        )
+        if updated:
+            Study.objects.filter(pk=job.study_id).update(status=Study.Status.FAILED)
+            record_event("stage_failed", study=job.study, detail={"stage": job.stage, "error": type(exc).__name__})

@@ -1,0 +1,66 @@
+"""Creating a study's jobs and handing them to the workers."""
+from __future__ import annotations
+
+import logging
+
+from django.db import transaction
+from django.utils import timezone
+
+from radreview.celery import app as celery_app
+from radreview.studies.models import Study
+from workers import pipeline
+
+from .models import Job
+
+logger = logging.getLogger(__name__)
+
+RUN_STAGE_TASK = "workers.tasks.run_stage"
+
+
+def plan_jobs(study: Study, inputs: pipeline.StudyInputs) -> list[Job]:
+    """Create one pending job per stage the study needs, in pipeline order."""
+    return Job.objects.bulk_create(
+        Job(study=study, stage=stage.name, order=order, queue=stage.queue)
+        for order, stage in enumerate(pipeline.plan(inputs))
+    )
+
+
+def enqueue(job: Job) -> None:
+    """Mark a job queued and send its message once the surrounding transaction commits.
+
+    Sending after commit means a worker never sees a job id whose row it cannot read yet; if
+    the process dies between commit and send, the worker-start recovery sends it again.
+    """
+    Job.objects.filter(pk=job.pk).update(state=Job.State.QUEUED, queued_at=timezone.now())
+    transaction.on_commit(lambda: send(job.pk, job.queue))
+
+
+def send(job_id: int, queue: str) -> None:
+    celery_app.send_task(RUN_STAGE_TASK, args=[job_id], queue=queue)
+    logger.info("job %s sent to queue %s", job_id, queue)
+
+
+def start_next(study: Study) -> Job | None:
+    """Queue the study's first pending job, or mark the study ready when none is left."""
+    job = study.jobs.filter(state=Job.State.PENDING).order_by("order").first()
+    if job is None:
+        if not study.jobs.exclude(state=Job.State.DONE).exists():
+            Study.objects.filter(pk=study.pk).update(status=Study.Status.READY)
+        return None
+    enqueue(job)
+    return job
+
+
+def retry(job: Job, *, actor) -> None:
+    """Put a failed job back in the queue (a person asked for it)."""
+    from radreview.audit.services import record_event
+
+    with transaction.atomic():
+        updated = Job.objects.filter(pk=job.pk, state=Job.State.FAILED).update(
+            state=Job.State.PENDING, error="", progress=0.0, progress_note="", attempts=0,
+        )
+        if not updated:
+            return
+        Study.objects.filter(pk=job.study_id).update(status=Study.Status.PROCESSING)
+        record_event("stage_retried", actor=actor, study=job.study, detail={"stage": job.stage})
+        start_next(job.study)

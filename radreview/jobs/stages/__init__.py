@@ -1,0 +1,25 @@
+"""How each pipeline stage reads its inputs from the database and writes its results back.
+
+A stage adapter has three parts: ``load(study)`` returns the plain inputs, ``compute(inputs,
+progress)`` is the pure function from ``workers.pipeline``, and ``store(study, result)`` writes
+the results. ``store`` runs inside the transaction that also marks the job done.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from . import ingest, report
+
+
+@dataclass(frozen=True)
+class StageAdapter:
+    load: Callable[[Any], Any]
+    compute: Callable[..., Any]
+    store: Callable[[Any, Any], None]
+
+
+ADAPTERS: dict[str, StageAdapter] = {
+    "ingest": StageAdapter(ingest.load, ingest.compute, ingest.store),
+    "parse_report": StageAdapter(report.load, report.compute, report.store),
+}

@@ -1,0 +1,31 @@
+"""Ingest stage: previews and thumbnails of a study's images."""
+from __future__ import annotations
+
+from workers import pipeline
+
+from radreview.studies.models import Study
+from radreview.studies.storage import write_media_atomically
+
+
+def load(study: Study) -> list[pipeline.ImageToIngest]:
+    return [
+        pipeline.ImageToIngest(image_id=image.pk, kind=image.kind, path=image.original.path)
+        for image in study.images.all()
+    ]
+
+
+def compute(images: list[pipeline.ImageToIngest], progress) -> list[pipeline.IngestedImage]:
+    return pipeline.ingest(images, progress)
+
+
+def store(study: Study, results: list[pipeline.IngestedImage]) -> None:
+    images = {image.pk: image for image in study.images.all()}
+    for result in results:
+        image = images[result.image_id]
+        image.preview = write_media_atomically(
+            f"studies/{study.pk}/previews/{image.pk}.png", result.preview_png
+        )
+        image.thumbnail = write_media_atomically(
+            f"studies/{study.pk}/previews/{image.pk}-thumb.png", result.thumbnail_png
+        )
+        image.save(update_fields=["preview", "thumbnail"])

@@ -1,0 +1,81 @@
+from django.conf import settings
+from django.db import models
+
+from workers.types import Harm
+
+
+class Detection(models.Model):
+    """A claim that a sentence of a report may be wrong (see workers.types.Detection).
+
+    Each detector's own detections are kept (``detector`` names it); the system combination
+    adds detections with ``detector == "combined"`` that point at the ones they merge.
+    """
+
+    HARM_CHOICES = [(harm.value, harm.value.capitalize()) for harm in Harm]
+    COMBINED = "combined"
+
+    report = models.ForeignKey("studies.Report", on_delete=models.CASCADE, related_name="detections")
+    sentence = models.ForeignKey(
+        "studies.Sentence", null=True, blank=True, on_delete=models.CASCADE, related_name="detections"
+    )
+    sentence_index = models.PositiveIntegerField()
+    start = models.PositiveIntegerField()
+    end = models.PositiveIntegerField()
+    detector = models.CharField(max_length=40, db_index=True)
+    explanation = models.TextField()
+    harm = models.CharField(max_length=10, choices=HARM_CHOICES)
+    confidence = models.FloatField()
+    evidence = models.JSONField(default=dict, blank=True)
+    suggestion = models.TextField(null=True, blank=True)
+    # Whether this detection is shown to the radiologist as a flag.
+    flagged = models.BooleanField(default=True)
+    sources = models.ManyToManyField("self", symmetrical=False, blank=True, related_name="merged_into")
+    prompt_version = models.CharField(max_length=60, blank=True)
+    model_name = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["report", "sentence_index", "-confidence", "id"]
+
+    @property
+    def harm_level(self) -> Harm:
+        return Harm(self.harm)
+
+
+class Decision(models.Model):
+    """A radiologist's decision on a sentence or a flag. Append-only: undo is a new decision."""
+
+    class Action(models.TextChoices):
+        ACCEPT = "accept", "Accept flag"
+        REJECT = "reject", "Reject flag"
+        EDIT = "edit", "Edit sentence"
+        UNDO = "undo", "Undo"
+
+    study = models.ForeignKey("studies.Study", on_delete=models.PROTECT, related_name="decisions")
+    sentence = models.ForeignKey(
+        "studies.Sentence", null=True, blank=True, on_delete=models.PROTECT, related_name="decisions"
+    )
+    detection = models.ForeignKey(
+        Detection, null=True, blank=True, on_delete=models.PROTECT, related_name="decisions"
+    )
+    action = models.CharField(max_length=8, choices=Action.choices)
+    before_text = models.TextField(blank=True)
+    after_text = models.TextField(blank=True)
+    undoes = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="undone_by"
+    )
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="decisions")
+    created_at = models.DateTimeField(auto_now_add=True)
+    # The study's review version this decision was made against (optimistic concurrency).
+    study_version = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["study", "created_at", "id"]
+
+    def save(self, *args, **kwargs):
+        if self.pk is not None:
+            raise ValueError("review decisions are append-only")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise ValueError("review decisions are append-only")

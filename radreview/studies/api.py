@@ -1,0 +1,103 @@
+"""Studies over the API: upload, list, and read with job states and sentences."""
+from django.urls import include, path
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.exceptions import ValidationError
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.response import Response
+from rest_framework.routers import DefaultRouter
+
+from radreview.jobs.models import Job
+
+from . import selectors
+from .models import Image, Report, Sentence, Study
+from .services.upload import UploadRejected, UploadRequest, create_studies
+from .upload_limits import OVERSIZE_ATTRIBUTE
+
+
+class JobSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Job
+        fields = ["stage", "state", "progress", "progress_note", "error", "attempts",
+                  "started_at", "finished_at"]
+
+
+class ImageSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Image
+        fields = ["id", "kind", "view", "original_name", "rows", "columns", "sop_instance_uid",
+                  "series_instance_uid"]
+
+
+class SentenceSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Sentence
+        fields = ["index", "text", "start", "end", "section", "category", "findings"]
+
+
+class ReportSerializer(serializers.ModelSerializer):
+    sentences = SentenceSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Report
+        fields = ["id", "kind", "text", "source", "temperature", "sample_index", "created_at", "sentences"]
+
+
+class StudySummarySerializer(serializers.ModelSerializer):
+    jobs = JobSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Study
+        fields = ["id", "status", "created_at", "description", "study_instance_uid", "has_prior", "jobs"]
+
+
+class StudyDetailSerializer(StudySummarySerializer):
+    images = ImageSerializer(many=True, read_only=True)
+    reports = ReportSerializer(many=True, read_only=True)
+
+    class Meta(StudySummarySerializer.Meta):
+        fields = StudySummarySerializer.Meta.fields + [
+            "accession_number", "patient_id", "patient_name", "patient_sex", "patient_age",
+            "study_date", "images", "reports",
+        ]
+
+
+class UploadSerializer(serializers.Serializer):
+    files = serializers.ListField(child=serializers.FileField(allow_empty_file=True), required=False, default=list)
+    report_text = serializers.CharField(required=False, allow_blank=True, default="", trim_whitespace=False)
+    has_prior = serializers.BooleanField(required=False, default=False)
+
+
+class StudyViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin,
+                   viewsets.GenericViewSet):
+    """Create a study by upload (multipart: ``files``, ``report_text``, ``has_prior``), list, read."""
+
+    parser_classes = [MultiPartParser, FormParser]
+
+    def get_queryset(self):
+        if self.action == "retrieve":
+            return Study.objects.prefetch_related("images", "reports__sentences", "jobs")
+        return selectors.studies_for_worklist()
+
+    def get_serializer_class(self):
+        if self.action == "create":
+            return UploadSerializer
+        return StudyDetailSerializer if self.action == "retrieve" else StudySummarySerializer
+
+    def create(self, request, *args, **kwargs):
+        refused = getattr(request._request, OVERSIZE_ATTRIBUTE, None)
+        if refused:
+            raise ValidationError({"detail": refused})
+        upload = UploadSerializer(data=request.data)
+        upload.is_valid(raise_exception=True)
+        try:
+            studies = create_studies(user=request.user, request=UploadRequest(**upload.validated_data))
+        except UploadRejected as exc:
+            raise ValidationError({"detail": exc.message}) from None
+        body = StudySummarySerializer(studies, many=True).data
+        return Response({"studies": body}, status=status.HTTP_201_CREATED)
+
+
+router = DefaultRouter()
+router.register("studies", StudyViewSet, basename="study")
+
+urlpatterns = [path("", include(router.urls))]

@@ -1,0 +1,134 @@
+from django.conf import settings
+from django.db import models
+
+
+class Study(models.Model):
+    """One chest X-ray examination: its images and the reports written about it."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        PROCESSING = "processing", "Processing"
+        READY = "ready", "Ready for review"
+        FAILED = "failed", "Failed"
+        SIGNED = "signed", "Signed"
+
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    uploaded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="uploaded_studies"
+    )
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.QUEUED, db_index=True)
+    # The comparative-language detector needs to know whether a prior exam exists to compare with.
+    has_prior = models.BooleanField(default=False)
+
+    # Identifiers and descriptors from the DICOM headers, shown to reviewers and never logged.
+    study_instance_uid = models.CharField(max_length=64, blank=True, db_index=True)
+    accession_number = models.CharField(max_length=64, blank=True)
+    patient_id = models.CharField(max_length=64, blank=True)
+    patient_name = models.CharField(max_length=200, blank=True)
+    patient_sex = models.CharField(max_length=16, blank=True)
+    patient_age = models.CharField(max_length=16, blank=True)
+    study_date = models.DateField(null=True, blank=True)
+    description = models.CharField(max_length=200, blank=True)
+
+    # Bumped by every review decision; a decision made on an older version is refused.
+    review_version = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name_plural = "studies"
+
+    def __str__(self) -> str:
+        return f"Study {self.pk}"
+
+    @property
+    def audited_report(self):
+        """The report under audit: the uploaded one if any, else the generated candidate."""
+        reports = {report.kind: report for report in self.reports.all() if report.kind in
+                   (Report.Kind.UPLOADED, Report.Kind.CANDIDATE)}
+        return reports.get(Report.Kind.UPLOADED) or reports.get(Report.Kind.CANDIDATE)
+
+
+def original_upload_path(image: "Image", filename: str) -> str:
+    return f"studies/{image.study_id}/originals/{filename}"
+
+
+class Image(models.Model):
+    """One image of a study: the uploaded file, its preview and the tags a reviewer needs."""
+
+    class Kind(models.TextChoices):
+        DICOM = "dicom", "DICOM"
+        PNG = "png", "PNG"
+        JPEG = "jpeg", "JPEG"
+
+    class View(models.TextChoices):
+        PA = "PA", "PA"
+        AP = "AP", "AP"
+        LATERAL = "LATERAL", "Lateral"
+        OTHER = "OTHER", "Other"
+        UNKNOWN = "UNKNOWN", "Unknown"
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="images")
+    position = models.PositiveIntegerField(default=0)
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    original = models.FileField(upload_to=original_upload_path, max_length=300)
+    original_name = models.CharField(max_length=255)
+    size_bytes = models.PositiveBigIntegerField()
+    sha256 = models.CharField(max_length=64)
+    view = models.CharField(max_length=10, choices=View.choices, default=View.UNKNOWN)
+    sop_instance_uid = models.CharField(max_length=64, blank=True)
+    series_instance_uid = models.CharField(max_length=64, blank=True)
+    rows = models.PositiveIntegerField(null=True, blank=True)
+    columns = models.PositiveIntegerField(null=True, blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
+    # Written by the ingest stage: relative paths under MEDIA_ROOT.
+    preview = models.CharField(max_length=300, blank=True)
+    thumbnail = models.CharField(max_length=300, blank=True)
+
+    class Meta:
+        ordering = ["study", "position", "id"]
+
+
+class Report(models.Model):
+    """A report text about a study: uploaded, generated (candidate and samples) or signed."""
+
+    class Kind(models.TextChoices):
+        UPLOADED = "uploaded", "Uploaded"
+        CANDIDATE = "candidate", "Candidate"
+        SAMPLE = "sample", "Sample"
+        DRAFT = "draft", "Alternative draft"
+        FINAL = "final", "Final"
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="reports")
+    kind = models.CharField(max_length=12, choices=Kind.choices, db_index=True)
+    text = models.TextField()
+    # Where the text came from: "upload", "external generator", or the generating model's name.
+    source = models.CharField(max_length=200, blank=True)
+    temperature = models.FloatField(null=True, blank=True)
+    sample_index = models.PositiveIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["study", "kind", "sample_index", "id"]
+
+
+class Sentence(models.Model):
+    """A sentence of a report, with its character span in the report text and its section."""
+
+    report = models.ForeignKey(Report, on_delete=models.CASCADE, related_name="sentences")
+    index = models.PositiveIntegerField()
+    text = models.TextField()
+    start = models.PositiveIntegerField()
+    end = models.PositiveIntegerField()
+    section = models.CharField(max_length=20)
+    # The rule engine's findings for this sentence (observation, status, laterality, ...).
+    findings = models.JSONField(default=list, blank=True)
+    category = models.CharField(max_length=24, blank=True)
+
+    class Meta:
+        ordering = ["report", "index"]
+        constraints = [
+            models.UniqueConstraint(fields=["report", "index"], name="unique_sentence_index"),
+        ]

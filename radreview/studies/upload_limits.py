@@ -1,0 +1,42 @@
+"""Stop reading an upload as soon as it passes the size limits.
+
+Django would otherwise stream a 10 GB body to temporary files before any view could refuse it.
+The handler notes why it stopped on the request; the upload service turns that into a message.
+"""
+from django.conf import settings
+from django.core.files.uploadhandler import FileUploadHandler, StopUpload
+
+OVERSIZE_ATTRIBUTE = "radreview_upload_refused"
+
+
+def _mb(num_bytes: int) -> str:
+    return f"{num_bytes / (1024 * 1024):.0f} MB"
+
+
+class UploadLimitHandler(FileUploadHandler):
+    def __init__(self, request=None):
+        super().__init__(request)
+        self.total = 0
+        self.current = 0
+
+    def new_file(self, *args, **kwargs):
+        super().new_file(*args, **kwargs)
+        self.current = 0
+
+    def receive_data_chunk(self, raw_data, start):
+        self.current += len(raw_data)
+        self.total += len(raw_data)
+        if self.current > settings.MAX_UPLOAD_FILE_BYTES:
+            self._refuse(f"{self.file_name}: the file is larger than the limit per file "
+                         f"({_mb(settings.MAX_UPLOAD_FILE_BYTES)}).")
+        if self.total > settings.MAX_UPLOAD_STUDY_BYTES:
+            self._refuse(f"The upload is larger than the limit per study "
+                         f"({_mb(settings.MAX_UPLOAD_STUDY_BYTES)}).")
+        return raw_data
+
+    def file_complete(self, file_size):
+        return None
+
+    def _refuse(self, message: str):
+        setattr(self.request, OVERSIZE_ATTRIBUTE, message)
+        raise StopUpload(connection_reset=False)

@@ -1,0 +1,93 @@
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.http import FileResponse, Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from radreview.jobs import services as jobs
+from radreview.jobs.models import Job
+
+from . import selectors
+from .forms import UploadForm
+from .models import Image, Study
+from .services.upload import UploadRejected, UploadRequest, create_studies
+from .storage import media_path
+from .upload_limits import OVERSIZE_ATTRIBUTE
+
+WORKLIST_PAGE_SIZE = 25
+
+
+def worklist(request):
+    page = Paginator(selectors.studies_for_worklist(), WORKLIST_PAGE_SIZE).get_page(request.GET.get("page"))
+    context = {"page": page, "polling": any(not selectors.is_finished(s) for s in page)}
+    template = "studies/_worklist_rows.html" if request.htmx else "studies/worklist.html"
+    return render(request, template, context)
+
+
+def upload(request):
+    if request.method != "POST":
+        return render(request, "studies/upload.html", {"form": UploadForm()})
+    form = UploadForm(request.POST, request.FILES)
+    refused = getattr(request, OVERSIZE_ATTRIBUTE, None)
+    if refused:
+        form.add_error(None, refused)
+    elif form.is_valid():
+        try:
+            studies = create_studies(user=request.user, request=UploadRequest(
+                files=form.cleaned_data["files"],
+                report_text=form.cleaned_data["report_text"],
+                has_prior=form.cleaned_data["has_prior"],
+            ))
+        except UploadRejected as exc:
+            form.add_error(None, exc.message)
+        else:
+            messages.success(request, f"Uploaded {len(studies)} stud{'y' if len(studies) == 1 else 'ies'}.")
+            if len(studies) == 1:
+                return redirect("studies:detail", pk=studies[0].pk)
+            return redirect("studies:worklist")
+    return render(request, "studies/upload.html", {"form": form}, status=400)
+
+
+def detail(request, pk: int):
+    try:
+        study = selectors.study_with_everything(pk)
+    except Study.DoesNotExist:
+        raise Http404("No such study") from None
+    report = study.audited_report
+    context = {
+        "study": study,
+        "report": report,
+        "sections": selectors.sections_of(report) if report else [],
+        "finished": selectors.is_finished(study),
+    }
+    return render(request, "studies/detail.html", context)
+
+
+def jobs_panel(request, pk: int):
+    study = get_object_or_404(Study.objects.prefetch_related("jobs"), pk=pk)
+    finished = selectors.is_finished(study)
+    response = render(request, "studies/_jobs.html", {"study": study, "finished": finished})
+    if finished and request.GET.get("was_running"):
+        # The pipeline just ended: reload the page so the report and previews appear.
+        response["HX-Refresh"] = "true"
+    return response
+
+
+@require_POST
+def retry_job(request, pk: int, job_pk: int):
+    job = get_object_or_404(Job, pk=job_pk, study_id=pk)
+    jobs.retry(job, actor=request.user)
+    return redirect("studies:detail", pk=pk)
+
+
+def image_file(request, pk: int, image_pk: int, variant: str):
+    image = get_object_or_404(Image, pk=image_pk, study_id=pk)
+    relative = {"preview": image.preview, "thumbnail": image.thumbnail}.get(variant)
+    if not relative:
+        raise Http404("No such image variant yet")
+    path = media_path(relative)
+    if not path.exists():
+        raise Http404("Image file missing")
+    response = FileResponse(path.open("rb"), content_type="image/png")
+    response["Cache-Control"] = "private, max-age=3600"
+    return response

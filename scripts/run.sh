@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Set up everything on a fresh machine and run RadReview on its embedded default:
+# SQLite and a Celery worker over the filesystem broker, both in ./data, the web server on
+# http://127.0.0.1:8000. Ctrl-C stops both.
+cd "$(dirname "$0")/.."
+source scripts/lib.sh
+
+ensure_venv
+export RADREVIEW_LOCAL_HTTP=1   # plain HTTP, loopback only (settings refuse other hosts)
+export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+PORT=${RADREVIEW_PORT:-8000}
+
+say "Preparing the database and static files"
+manage migrate --no-input -v0
+manage createcachetable
+manage collectstatic --no-input -v0
+say "Demo accounts"
+manage ensure_demo_users
+
+say "Starting the worker"
+"$VENV/bin/celery" -A radreview worker --pool solo -Q cpu,gpu -n "embedded@%h" \
+  --loglevel INFO --without-gossip --without-mingle &
+WORKER=$!
+trap 'kill $WORKER 2>/dev/null; wait $WORKER 2>/dev/null' EXIT INT TERM
+
+say "RadReview on http://127.0.0.1:$PORT/ (Ctrl-C to stop)"
+"$VENV/bin/gunicorn" radreview.wsgi --bind "127.0.0.1:$PORT" --workers 2 --timeout 120 \
+  --access-logfile - &
+WEB=$!
+trap 'kill $WEB $WORKER 2>/dev/null; wait 2>/dev/null' EXIT INT TERM
+wait $WEB

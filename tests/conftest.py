@@ -1,0 +1,50 @@
+"""Fixtures shared by the whole suite: users, logged-in clients, a real Celery worker."""
+from __future__ import annotations
+
+import pytest
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from radreview.accounts.models import User
+
+from . import factories
+
+
+@pytest.fixture
+def radiologist(db) -> User:
+    return factories.make_user(User.Role.RADIOLOGIST)
+
+
+@pytest.fixture
+def site_admin(db) -> User:
+    return factories.make_user(User.Role.ADMIN)
+
+
+@pytest.fixture
+def radiologist_client(client, radiologist):
+    client.force_login(radiologist)
+    return client
+
+
+@pytest.fixture
+def admin_client_(client, site_admin):
+    client.force_login(site_admin)
+    return client
+
+
+@pytest.fixture
+def api_client(radiologist) -> APIClient:
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=radiologist).key}")
+    return api
+
+
+@pytest.fixture
+def celery_worker(transactional_db):
+    """A real Celery worker process on the test database and the configured broker."""
+    from .support.worker import WorkerProcess
+
+    worker = WorkerProcess()
+    worker.start()
+    yield worker
+    worker.stop()

@@ -1,0 +1,82 @@
+"""Starting and stopping real Celery worker processes in tests."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from django.conf import settings
+from django.db import connection
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_database_url() -> str:
+    """The URL of the database the tests use, for a worker in another process."""
+    db = connection.settings_dict
+    if db["ENGINE"].endswith("sqlite3"):
+        return f"sqlite:///{db['NAME']}"
+    user = db.get("USER") or ""
+    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
+    auth = f"{user}{password}@" if user else ""
+    host = db.get("HOST") or "localhost"
+    port = f":{db['PORT']}" if db.get("PORT") else ""
+    return f"postgres://{auth}{host}{port}/{db['NAME']}"
+
+
+class WorkerProcess:
+    """``celery worker`` as a child process, in its own process group so a kill takes it all."""
+
+    def __init__(self, name: str = "test"):
+        self.name = name
+        self.process: subprocess.Popen | None = None
+        self.log_path = Path(settings.DATA_DIR) / f"worker-{name}-{time.monotonic_ns()}.log"
+
+    def start(self, timeout: float = 60.0) -> None:
+        env = dict(os.environ, DATABASE_URL=test_database_url(), PYTHONUNBUFFERED="1")
+        self._log = self.log_path.open("wb")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "radreview", "worker", "--pool", "solo",
+             "-Q", "cpu,gpu", "-n", f"{self.name}-{time.monotonic_ns()}@%h", "--loglevel", "INFO",
+             "--without-gossip", "--without-mingle", "--without-heartbeat"],
+            cwd=ROOT, env=env, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"worker exited early:\n{self.log()}")
+            if b"ready." in self.log_path.read_bytes():
+                return
+            time.sleep(0.2)
+        raise RuntimeError(f"worker did not start in {timeout} s:\n{self.log()}")
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def kill(self) -> None:
+        """SIGKILL the worker and everything it started, as a crash would."""
+        os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(timeout=30)
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(timeout=30)
+        self._log.close()
+
+
+def wait_for(predicate, timeout: float = 120.0, interval: float = 0.2, message: str = "condition"):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout} s waiting for {message}")

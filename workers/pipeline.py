@@ -1,0 +1,105 @@
+"""The stages of one study, in order, as pure functions over plain data.
+
+A stage takes a dataclass of inputs and a progress callback and returns a dataclass of results;
+it never touches the database. ``radreview.jobs`` loads the inputs, runs the stage in a Celery
+worker and stores the results in one transaction.
+
+The method packages are imported inside the stage functions: the web process imports this
+module to plan stages and should not pay for loading spaCy, torch or FAISS.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Protocol
+
+
+class Progress(Protocol):
+    def __call__(self, fraction: float, note: str = "") -> None: ...
+
+
+def no_progress(fraction: float, note: str = "") -> None:
+    """A progress callback for callers that do not report progress."""
+
+
+@dataclass(frozen=True)
+class StudyInputs:
+    """What was uploaded: enough to decide which stages a study needs."""
+
+    has_images: bool
+    has_report: bool
+
+
+@dataclass(frozen=True)
+class StageInfo:
+    name: str
+    queue: str  # "gpu" for stages that run generative models, "cpu" for the rest
+    applies: Callable[[StudyInputs], bool]
+    description: str
+
+
+STAGES: tuple[StageInfo, ...] = (
+    StageInfo("ingest", "cpu", lambda s: s.has_images, "Decode images and make previews"),
+    StageInfo("parse_report", "cpu", lambda s: s.has_report, "Split the report into sections and sentences"),
+)
+STAGE_BY_NAME = {stage.name: stage for stage in STAGES}
+
+
+def plan(inputs: StudyInputs) -> list[StageInfo]:
+    """The stages a study goes through, in order."""
+    return [stage for stage in STAGES if stage.applies(inputs)]
+
+
+# --- ingest --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ImageToIngest:
+    image_id: int
+    kind: str  # "dicom", "png" or "jpeg"
+    path: str
+
+
+@dataclass(frozen=True)
+class IngestedImage:
+    image_id: int
+    preview_png: bytes
+    thumbnail_png: bytes
+
+
+def ingest(images: list[ImageToIngest], progress: Progress = no_progress) -> list[IngestedImage]:
+    """Decode every image through the display pipeline and render its preview and thumbnail."""
+    from workers.imaging import encode_png, read_dicom, read_raster, thumbnail
+
+    results = []
+    for done, image in enumerate(images):
+        decoded = read_dicom(image.path) if image.kind == "dicom" else read_raster(image.path)
+        results.append(IngestedImage(
+            image_id=image.image_id,
+            preview_png=encode_png(decoded.pixels),
+            thumbnail_png=thumbnail(decoded.pixels),
+        ))
+        progress((done + 1) / len(images), f"{done + 1} of {len(images)} images")
+    return results
+
+
+# --- report parsing ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ParsedSentence:
+    index: int
+    text: str
+    start: int
+    end: int
+    section: str
+    category: str = ""
+    findings: list[dict] = field(default_factory=list)
+
+
+def parse_report(text: str, progress: Progress = no_progress) -> list[ParsedSentence]:
+    """Split a report into sentences with their character spans and sections."""
+    from workers.nlp.sections import parse_report as split
+
+    parsed = split(text)
+    progress(1.0, f"{len(parsed.sentences)} sentences")
+    return [ParsedSentence(s.index, s.text, s.start, s.end, s.section) for s in parsed.sentences]

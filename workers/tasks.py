@@ -1,0 +1,18 @@
+"""Celery tasks: thin wrappers that hand a job id to the Django-side runner.
+
+This is the only module under ``workers/`` that imports Django code.
+"""
+from celery import shared_task
+from celery.signals import worker_ready
+
+from radreview.jobs import recovery, runner
+
+
+@shared_task(name="workers.tasks.run_stage", acks_late=True, ignore_result=True)
+def run_stage(job_id: int) -> None:
+    runner.run_job(job_id)
+
+
+@worker_ready.connect
+def requeue_orphaned_jobs(**_):
+    recovery.recover_orphaned_jobs()
