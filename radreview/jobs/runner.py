@@ -16,7 +16,7 @@ import traceback
 import uuid
 
 from django.conf import settings
-from django.db import close_old_connections, connection, transaction
+from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -87,7 +87,6 @@ class ProgressReporter:
 
 
 def run_job(job_id: int) -> None:
-    close_old_connections()
     token = claim(job_id)
     if token is None:
         logger.info("job %s is not queued any more; nothing to do", job_id)

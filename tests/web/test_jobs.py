@@ -1,0 +1,168 @@
+"""The job runner's guarantees, exercised in-process: one claim wins, a stage's results are
+stored once, a taken-over run is dropped, failures are recorded, orphans are requeued."""
+import socket
+
+import pytest
+from django.utils import timezone
+
+from radreview.audit.models import AuditEvent
+from radreview.jobs import recovery, runner, services
+from radreview.jobs.models import Job
+from radreview.studies.models import Report, Study
+from tests import factories
+from workers.pipeline import StudyInputs
+
+REPORT = "FINDINGS: Heart size is normal. No pleural effusion.\nIMPRESSION: No acute disease."
+
+
+@pytest.fixture
+def sent(monkeypatch):
+    """Messages handed to the broker (the real broker is exercised by the worker tests)."""
+    messages = []
+    monkeypatch.setattr(services, "send", lambda job_id, queue: messages.append((job_id, queue)))
+    return messages
+
+
+def report_study(django_capture_on_commit_callbacks) -> tuple[Study, Job]:
+    study = factories.make_study()
+    factories.make_report(study, REPORT, with_sentences=False)
+    services.plan_jobs(study, StudyInputs(has_images=False, has_report=True))
+    with django_capture_on_commit_callbacks(execute=True):
+        services.start_next(study)
+    return study, study.jobs.get()
+
+
+@pytest.mark.django_db
+def test_planning_follows_what_was_uploaded():
+    study = factories.make_study()
+    jobs = services.plan_jobs(study, StudyInputs(has_images=True, has_report=True))
+    assert [job.stage for job in jobs] == ["ingest", "parse_report"]
+    assert all(job.state == Job.State.PENDING for job in jobs)
+
+
+@pytest.mark.django_db
+def test_only_one_claim_wins(sent, django_capture_on_commit_callbacks):
+    _, job = report_study(django_capture_on_commit_callbacks)
+    assert sent == [(job.pk, "cpu")]
+    assert runner.claim(job.pk) is not None
+    assert runner.claim(job.pk) is None
+
+
+@pytest.mark.django_db
+def test_a_run_stores_sentences_marks_done_and_the_study_ready(sent, django_capture_on_commit_callbacks):
+    study, job = report_study(django_capture_on_commit_callbacks)
+    runner.run_job(job.pk)
+    job.refresh_from_db()
+    study.refresh_from_db()
+    assert job.state == Job.State.DONE and job.attempts == 1 and job.progress == 1.0
+    assert study.status == Study.Status.READY
+    report = study.reports.get(kind=Report.Kind.UPLOADED)
+    texts = list(report.sentences.values_list("text", flat=True))
+    assert texts == ["Heart size is normal.", "No pleural effusion.", "No acute disease."]
+    for sentence in report.sentences.all():
+        assert report.text[sentence.start:sentence.end] == sentence.text
+    assert AuditEvent.objects.filter(action="stage_done", study=study).count() == 1
+
+
+@pytest.mark.django_db
+def test_a_duplicate_message_after_completion_changes_nothing(sent, django_capture_on_commit_callbacks):
+    study, job = report_study(django_capture_on_commit_callbacks)
+    runner.run_job(job.pk)
+    runner.run_job(job.pk)
+    assert study.reports.get().sentences.count() == 3
+    assert AuditEvent.objects.filter(action="stage_done", study=study).count() == 1
+
+
+@pytest.mark.django_db
+def test_a_run_whose_claim_was_taken_over_is_not_stored(sent, django_capture_on_commit_callbacks):
+    study, job = report_study(django_capture_on_commit_callbacks)
+    stale_token = runner.claim(job.pk)
+    # Another worker decides this one is dead, requeues and claims the job.
+    Job.objects.filter(pk=job.pk).update(state=Job.State.QUEUED)
+    assert runner.claim(job.pk) not in (None, stale_token)
+    stored = []
+    assert runner.finish(job, stale_token, lambda: stored.append(True)) is False
+    assert stored == []
+    assert Job.objects.get(pk=job.pk).state == Job.State.RUNNING
+
+
+@pytest.mark.django_db
+def test_a_failing_stage_records_its_error_and_stops_the_pipeline(sent, django_capture_on_commit_callbacks):
+    study = factories.make_study()
+    services.plan_jobs(study, StudyInputs(has_images=False, has_report=True))
+    with django_capture_on_commit_callbacks(execute=True):
+        services.start_next(study)
+    job = study.jobs.get()
+    runner.run_job(job.pk)  # no report row: loading the stage's input fails
+    job.refresh_from_db()
+    study.refresh_from_db()
+    assert job.state == Job.State.FAILED
+    assert job.error and "Traceback" in job.error_detail
+    assert study.status == Study.Status.FAILED
+    assert AuditEvent.objects.filter(action="stage_failed", study=study).exists()
+
+
+@pytest.mark.django_db
+def test_a_failed_job_can_be_retried(sent, django_capture_on_commit_callbacks, radiologist):
+    study = factories.make_study()
+    services.plan_jobs(study, StudyInputs(has_images=False, has_report=True))
+    with django_capture_on_commit_callbacks(execute=True):
+        services.start_next(study)
+    job = study.jobs.get()
+    runner.run_job(job.pk)
+    factories.make_report(study, REPORT, with_sentences=False)  # the missing input arrives
+    with django_capture_on_commit_callbacks(execute=True):
+        services.retry(Job.objects.get(pk=job.pk), actor=radiologist)
+    runner.run_job(job.pk)
+    assert Job.objects.get(pk=job.pk).state == Job.State.DONE
+    assert Study.objects.get(pk=study.pk).status == Study.Status.READY
+
+
+@pytest.mark.django_db
+def test_recovery_requeues_jobs_of_dead_local_workers_and_resends_queued_ones(
+    sent, django_capture_on_commit_callbacks
+):
+    study, job = report_study(django_capture_on_commit_callbacks)
+    runner.claim(job.pk)
+    Job.objects.filter(pk=job.pk).update(claimed_by=f"{socket.gethostname()}:999999999")
+    other, queued = report_study(django_capture_on_commit_callbacks)
+    sent.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        recovery.recover_orphaned_jobs()
+    assert Job.objects.get(pk=job.pk).state == Job.State.QUEUED
+    assert sorted(sent) == sorted([(job.pk, "cpu"), (queued.pk, "cpu")])
+    assert AuditEvent.objects.filter(action="stage_requeued", study=study).exists()
+
+
+@pytest.mark.django_db
+def test_recovery_leaves_live_and_fresh_claims_alone(sent, django_capture_on_commit_callbacks):
+    _, job = report_study(django_capture_on_commit_callbacks)
+    runner.claim(job.pk)  # claimed by this (live) process, heartbeat now
+    Job.objects.filter(pk=job.pk).update(claimed_by="another-host:1", heartbeat_at=timezone.now())
+    with django_capture_on_commit_callbacks(execute=True):
+        recovery.recover_orphaned_jobs()
+    assert Job.objects.get(pk=job.pk).state == Job.State.RUNNING
+
+
+@pytest.mark.django_db
+def test_recovery_takes_over_jobs_whose_heartbeat_went_stale(sent, django_capture_on_commit_callbacks, settings):
+    _, job = report_study(django_capture_on_commit_callbacks)
+    runner.claim(job.pk)
+    long_ago = timezone.now() - timezone.timedelta(seconds=settings.JOB_STALE_AFTER_SECONDS + 5)
+    Job.objects.filter(pk=job.pk).update(claimed_by="another-host:1", heartbeat_at=long_ago)
+    with django_capture_on_commit_callbacks(execute=True):
+        recovery.recover_orphaned_jobs()
+    assert Job.objects.get(pk=job.pk).state == Job.State.QUEUED
+
+
+@pytest.mark.django_db
+def test_recovery_gives_up_after_too_many_lost_attempts(sent, django_capture_on_commit_callbacks, settings):
+    study, job = report_study(django_capture_on_commit_callbacks)
+    runner.claim(job.pk)
+    Job.objects.filter(pk=job.pk).update(
+        claimed_by=f"{socket.gethostname()}:999999999", attempts=settings.JOB_MAX_ATTEMPTS
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        recovery.recover_orphaned_jobs()
+    assert Job.objects.get(pk=job.pk).state == Job.State.FAILED
+    assert Study.objects.get(pk=study.pk).status == Study.Status.FAILED
