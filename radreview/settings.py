@@ -115,6 +115,7 @@ INSTALLED_APPS = [
     "radreview.studies",
     "radreview.jobs",
     "radreview.review",
+    "radreview.library",
 ]
 
 MIDDLEWARE = [
@@ -258,6 +259,16 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 JOB_HEARTBEAT_SECONDS = env_int("RADREVIEW_JOB_HEARTBEAT_SECONDS", 10)
 JOB_STALE_AFTER_SECONDS = env_int("RADREVIEW_JOB_STALE_AFTER_SECONDS", 120)
 JOB_MAX_ATTEMPTS = env_int("RADREVIEW_JOB_MAX_ATTEMPTS", 3)
+
+# --- Reference libraries -------------------------------------------------------------------
+
+# FAISS indexes of the reference library (text reports, images) live here.
+INDEX_DIR = DATA_DIR / "indexes"
+HNSW_M = env_int("RADREVIEW_HNSW_M", 32)
+HNSW_EF_CONSTRUCTION = env_int("RADREVIEW_HNSW_EF_CONSTRUCTION", 200)
+HNSW_EF_SEARCH = env_int("RADREVIEW_HNSW_EF_SEARCH", 128)
+# Libraries smaller than this are searched exactly; larger ones through HNSW.
+INDEX_EXACT_BELOW = env_int("RADREVIEW_INDEX_EXACT_BELOW", 20_000)
 
 # --- Model roles ---------------------------------------------------------------------------
 

@@ -2,7 +2,11 @@ from django.db import models
 
 
 class Job(models.Model):
-    """One pipeline stage of one study: the unit the workers claim, run, and finish or fail.
+    """A unit of background work that the workers claim, run, and finish or fail.
+
+    Most jobs are one pipeline stage of one study. Site jobs (``study`` is empty) do work for
+    the whole site, such as importing a reference library or running a calibration; their
+    inputs are in ``params``.
 
     The job row, not the broker message, is the source of truth: a message may be lost (the
     filesystem transport deletes it when a worker fetches it) or delivered twice, so workers
@@ -16,9 +20,16 @@ class Job(models.Model):
         DONE = "done", "Done"
         FAILED = "failed", "Failed"
 
-    study = models.ForeignKey("studies.Study", on_delete=models.CASCADE, related_name="jobs")
+    study = models.ForeignKey(
+        "studies.Study", null=True, blank=True, on_delete=models.CASCADE, related_name="jobs"
+    )
     stage = models.CharField(max_length=32)
-    order = models.PositiveIntegerField()
+    order = models.PositiveIntegerField(default=0)
+    params = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(
+        "accounts.User", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     queue = models.CharField(max_length=16, default="cpu")
     state = models.CharField(max_length=10, choices=State.choices, default=State.PENDING, db_index=True)
     progress = models.FloatField(default=0.0)
@@ -34,13 +45,17 @@ class Job(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        ordering = ["study", "order"]
+        ordering = ["study", "order", "id"]
         constraints = [
-            models.UniqueConstraint(fields=["study", "stage"], name="unique_stage_per_study"),
+            models.UniqueConstraint(
+                fields=["study", "stage"], condition=models.Q(study__isnull=False),
+                name="unique_stage_per_study",
+            ),
         ]
 
     def __str__(self) -> str:
-        return f"{self.stage} of study {self.study_id} ({self.state})"
+        subject = f"study {self.study_id}" if self.study_id else "the site"
+        return f"{self.stage} of {subject} ({self.state})"
 
     @property
     def is_finished(self) -> bool:

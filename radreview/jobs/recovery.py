@@ -60,12 +60,13 @@ def recover_orphaned_jobs() -> list[int]:
                     state=Job.State.FAILED, claim_token=None, finished_at=timezone.now(),
                     error=f"The worker running this stage stopped {job.attempts} times; giving up.",
                 )
-                Study.objects.filter(pk=job.study_id).update(status=Study.Status.FAILED)
+                if job.study_id:
+                    Study.objects.filter(pk=job.study_id).update(status=Study.Status.FAILED)
                 record_event("stage_failed", study=job.study, detail={"stage": job.stage, "error": "worker lost"})
                 continue
             Job.objects.filter(pk=job.pk).update(state=Job.State.QUEUED, claim_token=None, queued_at=timezone.now())
             record_event("stage_requeued", study=job.study, detail={"stage": job.stage, "attempt": job.attempts})
-            logger.warning("job %s (%s of study %s) lost its worker; requeued", job.pk, job.stage, job.study_id)
+            logger.warning("job %s (%s) lost its worker; requeued", job.pk, job)
         for job in Job.objects.filter(Q(state=Job.State.QUEUED)):
             transaction.on_commit(lambda job=job: services.send(job.pk, job.queue))
             sent.append(job.pk)

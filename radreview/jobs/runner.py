@@ -92,19 +92,19 @@ def run_job(job_id: int) -> None:
         logger.info("job %s is not queued any more; nothing to do", job_id)
         return
     job = Job.objects.select_related("study").get(pk=job_id)
-    study = job.study
-    Study.objects.filter(pk=study.pk, status=Study.Status.QUEUED).update(status=Study.Status.PROCESSING)
+    if job.study_id:
+        Study.objects.filter(pk=job.study_id, status=Study.Status.QUEUED).update(status=Study.Status.PROCESSING)
     adapter = ADAPTERS[job.stage]
-    logger.info("job %s (%s of study %s) started, attempt %s", job.pk, job.stage, study.pk, job.attempts)
+    logger.info("job %s (%s) started, attempt %s", job.pk, job, job.attempts)
     try:
         with Heartbeat(job.pk, token):
-            result = adapter.compute(adapter.load(study), ProgressReporter(job.pk, token))
-        finished = finish(job, token, lambda: adapter.store(study, result))
+            result = adapter.compute(adapter.load(job), ProgressReporter(job.pk, token))
+        finished = finish(job, token, lambda: adapter.store(job, result))
     except Exception as exc:  # a stage failure is recorded on its job, never lost
         fail(job, token, exc)
         return
     if finished:
-        logger.info("job %s (%s of study %s) done", job.pk, job.stage, study.pk)
+        logger.info("job %s (%s) done", job.pk, job.stage)
 
 
 def finish(job: Job, token: uuid.UUID, store) -> bool:
@@ -119,20 +119,21 @@ def finish(job: Job, token: uuid.UUID, store) -> bool:
             state=Job.State.DONE, progress=1.0, finished_at=timezone.now(), claim_token=None
         )
         record_event("stage_done", study=job.study, detail={"stage": job.stage, "attempt": current.attempts})
-        services.start_next(job.study)
+        if job.study_id:
+            services.start_next(job.study)
     return True
 
 
 def fail(job: Job, token: uuid.UUID, exc: Exception) -> None:
     # Patient identifiers can hide in exception text from file parsers: the log gets the
     # exception type only; the full message and traceback go to the job row for admins.
-    logger.error("job %s (%s of study %s) failed: %s", job.pk, job.stage, job.study_id, type(exc).__name__)
+    logger.error("job %s (%s) failed: %s", job.pk, job, type(exc).__name__)
     message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
     with transaction.atomic():
         updated = Job.objects.filter(pk=job.pk, claim_token=token).update(
             state=Job.State.FAILED, finished_at=timezone.now(), claim_token=None,
             error=message[:2000], error_detail=traceback.format_exc(),
         )
-        if updated:
+        if updated and job.study_id:
             Study.objects.filter(pk=job.study_id).update(status=Study.Status.FAILED)
             record_event("stage_failed", study=job.study, detail={"stage": job.stage, "error": type(exc).__name__})

@@ -51,16 +51,29 @@ def start_next(study: Study) -> Job | None:
     return job
 
 
+def start_site_job(stage: str, params: dict, *, actor, queue: str = "cpu") -> Job:
+    """Create and queue a job that works for the whole site (an import, a calibration run)."""
+    from radreview.audit.services import record_event
+
+    job = Job.objects.create(stage=stage, params=params, queue=queue, created_by=actor)
+    record_event("site_job_started", actor=actor, detail={"stage": stage, "job": job.pk})
+    enqueue(job)
+    return job
+
+
 def retry(job: Job, *, actor) -> None:
     """Put a failed job back in the queue (a person asked for it)."""
     from radreview.audit.services import record_event
 
     with transaction.atomic():
         updated = Job.objects.filter(pk=job.pk, state=Job.State.FAILED).update(
-            state=Job.State.PENDING, error="", progress=0.0, progress_note="", attempts=0,
+            state=Job.State.PENDING, error="", error_detail="", progress=0.0, progress_note="", attempts=0,
         )
         if not updated:
             return
-        Study.objects.filter(pk=job.study_id).update(status=Study.Status.PROCESSING)
         record_event("stage_retried", actor=actor, study=job.study, detail={"stage": job.stage})
-        start_next(job.study)
+        if job.study_id:
+            Study.objects.filter(pk=job.study_id).update(status=Study.Status.PROCESSING)
+            start_next(job.study)
+        else:
+            enqueue(job)

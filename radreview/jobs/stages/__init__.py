@@ -1,8 +1,9 @@
 """How each pipeline stage reads its inputs from the database and writes its results back.
 
-A stage adapter has three parts: ``load(study)`` returns the plain inputs, ``compute(inputs,
-progress)`` is the pure function from ``workers.pipeline``, and ``store(study, result)`` writes
-the results. ``store`` runs inside the transaction that also marks the job done.
+A stage adapter has three parts: ``load(job)`` returns the plain inputs, ``compute(inputs,
+progress)`` is a pure function from ``workers``, and ``store(job, result)`` writes the
+results. ``store`` runs inside the transaction that also marks the job done. Study stages read
+``job.study``; site jobs read ``job.params``.
 """
 from __future__ import annotations
 

@@ -3,14 +3,13 @@ from __future__ import annotations
 
 from workers import pipeline
 
-from radreview.studies.models import Study
 from radreview.studies.storage import write_media_atomically
 
 
-def load(study: Study) -> list[pipeline.ImageToIngest]:
+def load(job) -> list[pipeline.ImageToIngest]:
     return [
         pipeline.ImageToIngest(image_id=image.pk, kind=image.kind, path=image.original.path)
-        for image in study.images.all()
+        for image in job.study.images.all()
     ]
 
 
@@ -18,7 +17,8 @@ def compute(images: list[pipeline.ImageToIngest], progress) -> list[pipeline.Ing
     return pipeline.ingest(images, progress)
 
 
-def store(study: Study, results: list[pipeline.IngestedImage]) -> None:
+def store(job, results: list[pipeline.IngestedImage]) -> None:
+    study = job.study
     images = {image.pk: image for image in study.images.all()}
     for result in results:
         image = images[result.image_id]

@@ -3,19 +3,19 @@ from __future__ import annotations
 
 from workers import pipeline
 
-from radreview.studies.models import Report, Sentence, Study
+from radreview.studies.models import Report, Sentence
 
 
-def load(study: Study) -> str:
-    return study.audited_report.text
+def load(job) -> str:
+    return job.study.audited_report.text
 
 
 def compute(text: str, progress) -> list[pipeline.ParsedSentence]:
     return pipeline.parse_report(text, progress)
 
 
-def store(study: Study, sentences: list[pipeline.ParsedSentence]) -> None:
-    report: Report = study.audited_report
+def store(job, sentences: list[pipeline.ParsedSentence]) -> None:
+    report: Report = job.study.audited_report
     Sentence.objects.bulk_create(
         Sentence(report=report, index=s.index, text=s.text, start=s.start, end=s.end,
                  section=s.section, category=s.category, findings=s.findings)

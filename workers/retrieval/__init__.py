@@ -1,0 +1,1 @@
+"""Vector search shared by the reference libraries (text reports and images)."""
