@@ -126,6 +126,10 @@ class Sentence(models.Model):
     # The rule engine's findings for this sentence (observation, status, laterality, ...).
     findings = models.JSONField(default=list, blank=True)
     category = models.CharField(max_length=24, blank=True)
+    # RadFlag: how many of the n sampled reports entail this sentence, and each sample's verdict.
+    support = models.PositiveIntegerField(null=True, blank=True)
+    support_n = models.PositiveIntegerField(null=True, blank=True)
+    support_verdicts = models.JSONField(default=list, blank=True)
 
     class Meta:
         ordering = ["report", "index"]
