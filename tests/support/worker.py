@@ -36,7 +36,8 @@ class WorkerProcess:
         self.log_path = Path(settings.DATA_DIR) / f"worker-{name}-{time.monotonic_ns()}.log"
 
     def start(self, timeout: float = 60.0) -> None:
-        env = dict(os.environ, DATABASE_URL=test_database_url(), PYTHONUNBUFFERED="1")
+        env = dict(os.environ, DATABASE_URL=test_database_url(), PYTHONUNBUFFERED="1",
+                   RADREVIEW_MEDIA_ROOT=str(settings.MEDIA_ROOT))
         self._log = self.log_path.open("wb")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "celery", "-A", "radreview", "worker", "--pool", "solo",
