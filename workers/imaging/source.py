@@ -1,0 +1,30 @@
+"""Accept bytes, a path or a file-like object wherever a file is read."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import BinaryIO, Union
+
+Source = Union[bytes, bytearray, memoryview, str, os.PathLike, BinaryIO]
+
+#: No image we take has more pixels than this (6000 × 6000; a large detector is ~4300 × 4300).
+#: Checked from the header before decoding, so a tiny file declaring a huge image cannot
+#: make a worker allocate gigabytes.
+MAX_PIXELS = 36_000_000
+
+
+def read_source(source: Source) -> bytes:
+    """All bytes of ``source``. A seekable stream is read from its start, so a stream that an
+    upload handler already sniffed can be passed as it is."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return bytes(source)
+    if isinstance(source, (str, os.PathLike)):
+        return Path(source).read_bytes()
+    if hasattr(source, "read"):
+        if getattr(source, "seekable", lambda: False)():
+            source.seek(0)
+        data = source.read()
+        if not isinstance(data, (bytes, bytearray)):
+            raise TypeError("the stream must be opened in binary mode")
+        return bytes(data)
+    raise TypeError(f"cannot read an image from a {type(source).__name__}")
