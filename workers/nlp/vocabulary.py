@@ -1,0 +1,617 @@
+"""What a chest radiograph report talks about: observations, their synonyms and attributes.
+
+Every observation the engine knows is one ``Concept``: a normalised name (used everywhere
+downstream: findings, labels, entailment, harm levels, key phrases), the finding category of
+RadFlag's Appendix C, the CheXpert-14 labels it feeds, and the surface forms (regular
+expressions over lower-cased text) that mention it. Surface forms are written for the wording
+of real reports ("heart size is mildly enlarged", "pleural-parenchymal scarring", "NG tube"),
+not for any benchmark's particular sentences.
+
+The module also holds the attribute vocabularies (laterality, severity, location, comparison)
+and the "normal statement" rules ("lungs are clear", "heart size is normal", "no acute
+cardiopulmonary abnormality") that state whole groups of observations absent.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+DEVICES = "Devices"
+CARDIOMEDIASTINAL = "Cardiomediastinal"
+LUNGS = "Lungs"
+MUSCULOSKELETAL = "Musculoskeletal"
+PLEURA = "Pleura"
+OTHER = "Other"
+CATEGORIES = (DEVICES, CARDIOMEDIASTINAL, LUNGS, MUSCULOSKELETAL, PLEURA, OTHER)
+
+CHEXPERT_LABELS = (
+    "No Finding", "Enlarged Cardiomediastinum", "Cardiomegaly", "Lung Opacity", "Lung Lesion",
+    "Edema", "Consolidation", "Pneumonia", "Atelectasis", "Pneumothorax", "Pleural Effusion",
+    "Pleural Other", "Fracture", "Support Devices",
+)
+
+SUPPORT = "Support Devices"
+
+
+@dataclass(frozen=True)
+class Concept:
+    """One observation of the vocabulary.
+
+    ``labels``: the CheXpert labels a present mention makes positive. ``lung``: a lung-field
+    observation (opacity, nodule, edema...), which stops counting for the lung labels when the
+    report places it somewhere else ("mediastinal mass", "soft tissue density").
+    ``abnormal``: False for normal variants and look-alikes ("nipple shadow"), which never
+    break "No Finding". ``noun``: how a short phrase names it ("opacity", "pleural effusion").
+    """
+
+    name: str
+    category: str
+    labels: tuple[str, ...]
+    patterns: tuple[str, ...]
+    lung: bool = False
+    abnormal: bool = True
+    device: bool = False
+
+    @property
+    def noun(self) -> str:
+        return self.name
+
+
+def _c(name, category, labels, *patterns, lung=False, abnormal=True, device=False):
+    if isinstance(labels, str):
+        labels = (labels,)
+    return Concept(name, category, tuple(labels or ()), tuple(patterns), lung, abnormal, device)
+
+
+_SEV = r"(?:(?:mildly|moderately|markedly|severely|slightly|minimally|massively|borderline|" \
+       r"somewhat|significantly|now|still|again|minimally) )?"
+_BE = r"(?:(?:is|are|appears?|remains?|seems?|was|has become|looks?)(?: to be)? )?"
+_HEART = r"(?:heart|cardiac (?:silhouette|size|shadow|contour|diameter)s?|heart size|" \
+         r"cardiac and mediastinal (?:silhouette|contour)s?|cardiomediastinal silhouette)"
+
+CONCEPTS: tuple[Concept, ...] = (
+    # ---- devices -------------------------------------------------------------------------
+    _c("device malposition", DEVICES, SUPPORT,
+       r"malposit\w*", r"mal-?positioned",
+       r"(?:tube|catheter|line|tip)[\w ]{0,30} (?:in|within|into|at) the (?:right|left) main ?stem"
+       r"(?: bronchus)?",
+       r"(?:right|left) main ?stem (?:bronchus )?intubation",
+       r"(?:coiled|kinked|looped) (?:in|within) the (?:\w+ )?(?:neck|esophagus|pharynx|hypopharynx)",
+       device=True),
+    _c("endotracheal tube", DEVICES, SUPPORT,
+       r"endotracheal tubes?", r"e\.?t\.? tubes?", r"ett", r"tracheal tubes?", device=True),
+    _c("tracheostomy tube", DEVICES, SUPPORT,
+       r"tracheostomy(?: tubes?| cannula)?", r"trach tubes?", device=True),
+    _c("enteric tube", DEVICES, SUPPORT,
+       r"(?:naso|oro)gastric tubes?", r"(?:ng|og|nj|dobhoff|dobbhoff|feeding|enteric|gastric|"
+       r"gastrostomy|g-|peg) tubes?", r"dobb?hoff", device=True),
+    _c("chest tube", DEVICES, SUPPORT,
+       r"chest tubes?", r"thoracostomy tubes?", r"pleural (?:drains?|catheters?|tubes?)",
+       r"pigtail (?:catheters?|drains?)", r"mediastinal drains?", device=True),
+    _c("central venous catheter", DEVICES, SUPPORT,
+       r"central (?:venous )?(?:lines?|catheters?)", r"cvcs?", r"piccs?(?: lines?| catheters?)?",
+       r"peripherally inserted central (?:venous )?catheters?",
+       r"(?:internal jugular|ij|subclavian|jugular|femoral) (?:central )?(?:venous )?"
+       r"(?:lines?|catheters?|sheaths?)",
+       r"swan[- ]?ganz(?: catheters?)?", r"pulmonary arter(?:y|ial) catheters?",
+       r"port[- ]?a[- ]?caths?", r"portacath(?:eter)?s?", r"port[- ]?catheters?",
+       r"(?:chest|power|infusion|subcutaneous|venous|right|left) ports?", r"mediports?",
+       r"(?:hemo)?dialysis (?:catheters?|lines?)", r"venous catheters?",
+       r"(?:vascular|venous) access (?:devices?|catheters?)", device=True),
+    _c("pacemaker", DEVICES, SUPPORT,
+       r"pacemakers?", r"pacers?", r"pacing (?:devices?|generators?|leads?|wires?)",
+       r"aicds?", r"icds?", r"(?:implantable )?(?:cardioverter[- ])?defibrillators?",
+       r"(?:pacemaker|pacer|aicd|icd|defibrillator|transvenous|epicardial|cardiac|pacing) "
+       r"(?:leads?|wires?|generators?|devices?)",
+       r"(?:dual|single|biventricular|triple)[- ]chamber (?:\w+ )?(?:pacemaker|device|leads?)",
+       r"leads? (?:terminat\w+|project\w+|overl\w+|extend\w+|in the (?:right|left) (?:atrium|ventricle))",
+       r"loop recorders?", device=True),
+    _c("sternotomy wires", DEVICES, (),
+       r"(?:median |midline |prior )?sternotomy(?: wires?| sutures?| xxxx)?",
+       r"sternal (?:wires?|sutures?|cerclage(?: wires?)?)", r"cabg", device=True),
+    _c("surgical clips", DEVICES, SUPPORT,
+       r"(?:surgical |vascular |cholecystectomy |postoperative |postsurgical |post-surgical |"
+       r"axillary |metallic |mediastinal |cervical |clustered )?clips?",
+       r"(?:surgical |radiopaque |residual |metallic )?(?:staples|sutures?|suture line)",
+       r"suture (?:material|lines?)",
+       device=True),
+    _c("stent", DEVICES, SUPPORT,
+       r"(?:\w+ )?stents?", r"stent[- ]grafts?", r"endografts?", device=True),
+    _c("prosthetic valve", DEVICES, SUPPORT,
+       r"(?:prosthetic|mechanical|artificial|bioprosthetic|replaced?) (?:heart |cardiac |aortic |"
+       r"mitral |tricuspid )?valves?",
+       r"(?:aortic |mitral |tricuspid )?valve (?:replacements?|prosthes[ie]s)",
+       r"annuloplasty rings?", r"tavr", r"avr", r"mvr", device=True),
+    _c("support device", DEVICES, SUPPORT,
+       r"(?:medical |support |monitoring |implanted |implantable |electronic )?devices?",
+       r"(?:indwelling )?catheters?", r"(?:shunt )?tubing", r"shunt catheters?",
+       r"(?:vp|ventriculoperitoneal) shunts?", r"(?:neuro|spinal cord |vagal nerve )?stimulators?",
+       # a line whose name was lost ("right chest XXXX tip in the SVC") still has a tip
+       r"(?:distal |catheter |its )?tips? (?:is |are |now |again |remains? |terminat\w+ |project\w+ |"
+       r"overl\w+ |locat\w+ |position\w+ |lies |seen |visualized |in |at |with(?:in)? |near |"
+       r"over |to |into |of )+(?:the )?(?:level of the )?(?:expected |region of the |junction of the )?"
+       r"(?:\w+ )?(?:svc|superior vena cava|right atrium|atrium|cavoatrial|cavo-atrial|"
+       r"brachiocephalic|innominate|carina|stomach|ventricle|jugular|subclavian|azygos|"
+       r"atriocaval|pulmonary artery|esophagus)",
+       device=True),
+    _c("monitoring leads", DEVICES, SUPPORT,
+       r"(?:ekg|ecg|telemetry|monitoring|monitor|external) (?:leads?|wires?|electrodes?|pads?)",
+       r"electrodes?", device=True),
+    _c("orthopedic hardware", MUSCULOSKELETAL, (),
+       r"(?:orthopedic |orthopaedic |spinal |fixation |surgical |postsurgical |fusion |"
+       r"cervical |thoracic |lumbar |metallic |internal fixation )?hardware",
+       r"(?:fixation |pedicle |surgical )?screws?", r"(?:spinal |harrington |fixation )rods?",
+       r"(?:spinal |cervical |thoracic |lumbar |anterior |posterior )fusion",
+       r"(?:side|fixation|compression) plates?", r"plate and screws?", r"kyphoplasty",
+       r"vertebroplasty", r"(?:shoulder |humeral |joint |total )?arthroplast(?:y|ies)",
+       r"(?:shoulder|humeral|joint) prosthes[ie]s", device=True),
+    _c("breast implants", OTHER, (), r"breast (?:implants?|prosthes[ie]s)", device=True),
+    _c("foreign body", OTHER, (),
+       r"foreign bod(?:y|ies)", r"bullet(?: fragments?)?", r"shrapnel", r"bb",
+       r"(?:metallic|radiopaque|metal) (?:fragments?|densit(?:y|ies)|foreign bod(?:y|ies)|"
+       r"objects?|pellets?|artifacts?)"),
+
+    # ---- cardiomediastinal ----------------------------------------------------------------
+    _c("cardiomegaly", CARDIOMEDIASTINAL, "Cardiomegaly",
+       r"cardiomegaly", r"cardiac enlargement", r"cardiomyopathy",
+       r"enlarge(?:d|ment of the) " + _HEART,
+       r"enlargement of the (?:heart|cardiac silhouette)",
+       r"(?:large|prominent|globular|increased) (?:heart|cardiac (?:silhouette|size|shadow))",
+       _HEART + r" " + _BE + _SEV + r"(?:enlarged|large|increased|prominent|globular)",
+       r"increase(?:d)? (?:in )?(?:the )?size of the (?:heart|cardiac silhouette)",
+       r"(?:enlarged|prominent) cardiomediastinal silhouette",
+       r"cardiomediastinal silhouette " + _BE + _SEV + r"(?:enlarged|prominent)",
+       r"(?:left|right|bi)(?: |-)?(?:ventricular|atrial) (?:enlargement|hypertrophy|prominence)",
+       r"enlarged (?:left|right) (?:atrium|ventricle)",
+       r"(?:left|right) (?:atrium|ventricle) (?:is |appears )?enlarged",
+       r"(?:upper limits? of normal|top(?:-| )normal|high(?:-| )normal) (?:heart|cardiac)"
+       r"(?: size| silhouette)?",
+       _HEART + r" " + _BE + r"(?:at |at the |in the |within the )?(?:upper limits? of normal"
+       r"|top(?:-| )normal|high(?:-| )normal|upper normal)"),
+    _c("enlarged cardiomediastinum", CARDIOMEDIASTINAL, "Enlarged Cardiomediastinum",
+       r"widen(?:ed|ing) (?:of )?(?:the )?(?:superior )?mediastin(?:um|al(?: contours?| silhouette)?)",
+       r"mediastinal (?:widening|enlargement|prominence|fullness)",
+       r"(?:enlarged|prominent|wide) (?:superior )?mediastin(?:um|al(?: contours?| silhouette)?)",
+       r"(?:superior )?mediastin(?:um|al (?:contours?|silhouette)) " + _BE + _SEV
+       + r"(?:widened|enlarged|prominent|wide)",
+       r"(?:paratracheal|mediastinal) (?:stripe )?(?:prominence|fullness|widening)",
+       r"prominen(?:t|ce of the) (?:right )?paratracheal (?:stripe|region|soft tissues?)"),
+    _c("pericardial effusion", CARDIOMEDIASTINAL, (), r"pericardial (?:effusions?|fluid)"),
+    _c("pneumomediastinum", CARDIOMEDIASTINAL, (), r"pneumomediastinum", r"pneumopericardium"),
+    _c("tortuous aorta", CARDIOMEDIASTINAL, (),
+       r"(?:tortuous|ectatic|unfolded|dilated|uncoiled|elongated) (?:thoracic |descending |ascending |"
+       r"atherosclerotic )?aort(?:a|ic (?:arch|knob|root))",
+       r"aort(?:a|ic (?:arch|knob|root)) " + _BE + _SEV
+       + r"(?:tortuous|ectatic|unfolded|dilated|uncoiled|elongated|prominent|enlarged)",
+       r"(?:tortuosity|ectasia|unfolding|dilatation|dilation|uncoiling|elongation) (?:and \w+ )?"
+       r"(?:of )?(?:the )?(?:thoracic |descending |ascending )?aort(?:a|ic)",
+       r"aortic (?:tortuosity|ectasia|dilatation|unfolding|prominence)",
+       r"(?:prominent|enlarged) aortic (?:knob|arch|knuckle)"),
+    _c("aortic aneurysm", CARDIOMEDIASTINAL, (), r"(?:aortic )?aneurysm(?:al(?: dilatation)?)?"),
+    _c("atherosclerosis", CARDIOMEDIASTINAL, (),
+       r"atherosclero(?:sis|tic)(?: (?:disease|changes?|calcifications?|plaque|vascular "
+       r"calcifications?))?",
+       r"(?:aortic|vascular|arterial|aortic arch|aortic knob|aortic valve|mitral annular|"
+       r"coronary(?: artery)?|arch) calcifications?",
+       r"calcifi(?:ed|cation of the|cations of the) (?:thoracic )?(?:aorta|aortic (?:arch|knob|"
+       r"valve)|coronary arter(?:y|ies))"),
+    _c("lymphadenopathy", CARDIOMEDIASTINAL, (),
+       r"(?:hilar |mediastinal |paratracheal |axillary )?(?:lymph)?adenopathy",
+       r"(?:enlarged|prominent) (?:\w+ )?lymph nodes?", r"lymph node enlargement"),
+    _c("hilar enlargement", CARDIOMEDIASTINAL, (),
+       r"(?:enlarged|prominent|full|bulky) (?:right |left |bilateral )?hil(?:a|um|ar (?:regions?|"
+       r"structures?|contours?|shadows?))",
+       r"hil(?:a|um|ar (?:regions?|structures?|contours?|shadows?)) " + _BE + _SEV
+       + r"(?:enlarged|prominent|full|bulky)",
+       r"hilar (?:enlargement|prominence|fullness)"),
+    _c("pulmonary artery enlargement", CARDIOMEDIASTINAL, (),
+       r"(?:enlarged|prominent|dilated|large) (?:main |central |proximal )?pulmonary arter(?:y|ies)"
+       r"(?: segments?)?",
+       r"pulmonary arter(?:y|ies)(?: segments?)? " + _BE + _SEV + r"(?:enlarged|prominent|dilated)",
+       r"pulmonary (?:arterial )?hypertension"),
+    _c("calcified lymph node", CARDIOMEDIASTINAL, (),
+       r"calcified (?:hilar |mediastinal |paratracheal |subcarinal |aortopulmonary |right |left )*"
+       r"(?:lymph )?nodes?"),
+
+    # ---- pleura ---------------------------------------------------------------------------
+    _c("pneumothorax", PLEURA, "Pneumothorax", r"pneumothora(?:x|ces|xes)", r"ptx"),
+    _c("hydropneumothorax", PLEURA, ("Pneumothorax", "Pleural Effusion"),
+       r"(?:hydro|hemo|pyo)pneumothora(?:x|ces)"),
+    _c("pleural effusion", PLEURA, "Pleural Effusion",
+       r"(?:pleural )?effusions?", r"pleural (?:fluid|collections?)", r"(?:hydro|hemo)thorax",
+       r"empyema", r"(?:layering|loculated|subpulmonic) (?:pleural )?fluid",
+       r"fluid (?:in|within) the (?:\w+ )?(?:pleural spaces?|fissures?|costophrenic)"),
+    _c("costophrenic angle blunting", PLEURA, (),
+       r"blunt(?:ing|ed) (?:of )?(?:the )?(?:\w+ )?(?:costophrenic|cp|costodiaphragmatic)"
+       r"(?: (?:angles?|sulc(?:us|i)|recess(?:es)?|xxxx))?",
+       r"(?:costophrenic|cp) (?:angles?|sulc(?:us|i)|recess(?:es)?|xxxx) (?:\w+ )?blunting",
+       r"(?:costophrenic|cp) (?:angles?|sulc(?:us|i)|xxxx) " + _BE + _SEV + r"blunted",
+       r"blunting of the (?:\w+ )?(?:pleural spaces?|lateral sulc(?:us|i))"),
+    _c("pleural thickening", PLEURA, "Pleural Other",
+       r"pleural (?:thickening|plaques?|calcifications?|scarring|scars?|reaction|densit(?:y|ies)"
+       r"|abnormalit(?:y|ies))",
+       r"pleural[- ]?parenchymal (?:scarring|scars?|thickening|opacit(?:y|ies)|changes?|"
+       r"densit(?:y|ies)|fibrosis)",
+       r"pleuro-?parenchymal (?:scarring|scars?|thickening|opacit(?:y|ies)|changes?|fibrosis)",
+       r"thicken(?:ing|ed) (?:of )?(?:the )?(?:\w+ )?(?:pleura|pleural surfaces?)",
+       r"(?:apical|biapical) (?:pleural )?(?:thickening|capping|caps?)",
+       r"calcified pleura(?:l plaques?)?", r"fibrothorax",
+       r"(?:fissural|fissure|interlobar) thickening", r"thicken(?:ing|ed) (?:of )?(?:the )?"
+       r"(?:\w+ )?(?:minor |major |horizontal |oblique |interlobar )?fissures?"),
+
+    # ---- lungs ----------------------------------------------------------------------------
+    _c("consolidation", LUNGS, "Consolidation",
+       r"consolidat(?:ion|ions|ive(?: (?:opacit(?:y|ies)|changes?|process))?|ed)"),
+    _c("pneumonia", LUNGS, "Pneumonia",
+       r"(?:broncho|aspiration |multifocal |lobar )?pneumonias?", r"pneumonitis",
+       r"infectious (?:process(?:es)?|etiology|infiltrates?|causes?|change)",
+       r"(?:pulmonary |lung |superimposed |acute )?infections?", r"aspiration"),
+    _c("atelectasis", LUNGS, "Atelectasis",
+       r"atelecta(?:sis|ses|tic(?: changes?| opacit(?:y|ies)| scarring)?)",
+       r"(?:lobar|lobe|segmental|lung) collapse",
+       r"collapse (?:of )?(?:the )?(?:[\w-]+ ){0,4}(?:lungs?|lobes?)",
+       r"collapsed (?:\w+ )?(?:lungs?|lobes?)"),
+    _c("edema", LUNGS, "Edema",
+       r"(?:pulmonary |interstitial |alveolar |airspace |perihilar )?edema",
+       r"(?:pulmonary )?(?:vascular |venous )?congestion", r"congestive (?:heart )?failure",
+       r"(?:heart|cardiac) failure", r"chf", r"fluid overload", r"cephalization",
+       r"kerley(?: b)? lines", r"(?:pulmonary )?vascular (?:engorgement|redistribution)",
+       r"indistinct(?:ness of the)? (?:pulmonary )?vascula(?:r markings|ture)",
+       lung=True),
+    _c("vascular congestion", LUNGS, "Edema",
+       r"(?:pulmonary |central )?vascular (?:prominence|fullness|congestive changes?)",
+       r"prominen(?:ce|t) (?:of )?(?:the )?(?:central |upper lobe |pulmonary )*(?:vasculature|"
+       r"vascularity|vessels|vascular markings)",
+       r"pulmonary venous (?:hypertension|congestion)",
+       r"(?:vessels|vasculature|xxxx) (?:are|is|appear) (?:mildly |slightly )?engorged",
+       r"(?:increased|prominent) (?:pulmonary |central |interstitial )?vascula(?:rity|ture|r markings)",
+       r"(?:pulmonary )?vascula(?:rity|ture) (?:is |are |appears )?" + _SEV
+       + r"(?:prominent|increased|engorged|indistinct)", lung=True),
+    _c("nodule", LUNGS, "Lung Lesion",
+       r"(?:micro)?nodules?", r"nodular (?:lesions?|foc(?:us|i))", r"coin lesions?", lung=True),
+    _c("mass", LUNGS, "Lung Lesion",
+       r"mass(?:es|like)?", r"mass-like(?: opacit(?:y|ies))?", r"tumou?rs?", r"neoplasms?",
+       r"neoplastic (?:process|disease)", r"malignan(?:cy|cies)", r"(?:broncho(?:genic)?)?carcinomas?",
+       r"(?:lung |pulmonary )?cancer", r"metastas[ie]s", r"metastatic (?:disease|lesions?|nodules?)",
+       lung=True),
+    _c("lesion", LUNGS, "Lung Lesion",
+       r"(?:pulmonary |lung |parenchymal |spiculated |cavitary |focal )?lesions?",
+       r"cavit(?:y|ies|ation|ary (?:lesions?|nodules?|mass(?:es)?))", lung=True),
+    _c("granuloma", LUNGS, (),
+       r"(?:calcified )?granulomas?", r"granulomata",
+       r"(?:old |prior |healed |sequela of )?granulomatous (?:disease|changes?|process|infection|"
+       r"exposure|sequela)",
+       r"calcified (?:pulmonary |lung |right |left |\w+ lobe )?(?:nodules?|foc(?:us|i)|densit(?:y|ies))"
+       r"(?= (?:consistent with|compatible with|likely|representing|suggestive of|may represent) "
+       r"(?:a |an |old |prior |healed )*granulom)",
+       r"histoplasmosis", r"ghon (?:complex|lesion|focus)"),
+    _c("scarring", LUNGS, (),
+       r"(?:parenchymal |apical |biapical |linear |basilar |fibrotic |lung |pulmonary )?"
+       r"(?:scarring|scars?|cicatri(?:x|ces))",
+       r"scarr?ed"),
+    _c("fibrosis", LUNGS, (),
+       r"(?:pulmonary |interstitial |lung |apical )?fibros(?:is|es)",
+       r"fibrotic (?:changes?|lung disease|process)", r"honeycomb(?:ing)?"),
+    _c("interstitial markings", LUNGS, (),
+       r"(?:increased|prominent|coarse(?:ned)?|accentuated|chronic|diffuse|mild|bilateral)"
+       r"(?: (?:and|,) \w+)? (?:interstitial|lung|bronchovascular|pulmonary|reticular|"
+       r"reticulonodular|parenchymal) markings",
+       r"interstitial (?:markings|prominence|thickening|pattern|changes?|lung disease|disease|"
+       r"process|opacit(?:y|ies)|infiltrates?|densit(?:y|ies))",
+       r"reticul(?:ar|onodular|ation)(?: (?:pattern|markings|changes?|opacit(?:y|ies)|densit(?:y|ies)))?",
+       r"markings (?:are )?(?:increased|prominent|coarse(?:ned)?|accentuated)",
+       r"(?:peribronchial|bronchial wall|bronchovascular) (?:thickening|cuffing)",
+       r"(?:airway|small airways?) (?:disease|inflammation)", r"bronchitis"),
+    _c("opacity", LUNGS, "Lung Opacity",
+       r"opacit(?:y|ies)", r"opacifi(?:cation|ed)", r"(?:air[- ]?space|alveolar) (?:disease|"
+       r"process|filling|opacit(?:y|ies)|densit(?:y|ies))",
+       r"infiltrat(?:e|es|ion|ive(?: process| changes?)?)", r"densit(?:y|ies)",
+       r"ground[- ]glass(?: opacit(?:y|ies)| attenuation)?", r"hazy|haziness",
+       r"(?:increased|abnormal) (?:lung |pulmonary )?(?:attenuation|markings)",
+       lung=True),
+    _c("emphysema", LUNGS, (),
+       r"(?:centrilobular |paraseptal |panlobular |bullous )?emphysema(?:tous(?: changes?| lungs?)?)?",
+       r"copd", r"chronic obstructive (?:pulmonary|lung|airway) disease",
+       r"bull(?:a|ae|ous (?:changes?|disease))", r"blebs?"),
+    _c("hyperinflation", LUNGS, (),
+       r"hyper-?inflat(?:ion|ed)", r"hyper-?expan(?:sion|ded)", r"hyper-?aerat(?:ion|ed)",
+       r"over-?inflat(?:ion|ed)", r"over-?expan(?:sion|ded)", r"hyperlucen(?:t|cy)",
+       r"flatten(?:ed|ing of the) (?:\w+ )?(?:hemi)?diaphragms?",
+       r"(?:hemi)?diaphragms? (?:are |is )?(?:\w+ )?flattened",
+       r"increased (?:ap|anteroposterior|retrosternal) (?:diameter|air ?space|clear space)"),
+    _c("hypoinflation", LUNGS, (),
+       r"(?:low|diminished|decreased|reduced|small) (?:lung )?volumes?",
+       r"(?:lung )?volumes (?:are |remain )?(?:\w+ )?(?:low|diminished|decreased|reduced)",
+       r"hypo-?inflat(?:ion|ed)", r"hypoventilat(?:ion|ory(?: changes?)?)",
+       r"hypoexpan(?:sion|ded)", r"under-?inflat(?:ion|ed)",
+       r"(?:poor|shallow|low|suboptimal|limited) (?:inspiratory effort|inspiration|inflation)"),
+    _c("bronchiectasis", LUNGS, (), r"bronchiectas(?:is|es|tic(?: changes?)?)"),
+    _c("cyst", LUNGS, (), r"(?:pulmonary |lung |bronchogenic )?cysts?", r"cystic (?:changes?|lesions?)"),
+    _c("tuberculosis", LUNGS, (), r"tuberculosis", r"tb", r"tuberculous(?: disease)?",
+       r"mycobacterial (?:disease|infection)"),
+    _c("sarcoidosis", LUNGS, (), r"sarcoid(?:osis)?"),
+    _c("volume loss", LUNGS, (), r"volume loss", r"loss of (?:\w+ )?volume"),
+    _c("mediastinal shift", CARDIOMEDIASTINAL, (),
+       r"(?:mediastinal|tracheal) (?:shift|deviation)", r"shift of the (?:mediastinum|trachea)"),
+
+    # ---- musculoskeletal ------------------------------------------------------------------
+    _c("fracture", MUSCULOSKELETAL, "Fracture",
+       r"fractur(?:e|es|ed|ing)", r"fx", r"compression fractures?",
+       r"fracture deformit(?:y|ies)"),
+    _c("compression deformity", MUSCULOSKELETAL, (),
+       r"(?:compression|wedge|wedging|wedge-shaped|anterior wedge) (?:deformit(?:y|ies)|"
+       r"compression)",
+       r"(?:loss of|decreased) (?:vertebral )?(?:body )?height", r"vertebral (?:body )?(?:collapse|"
+       r"height loss|wedging)", r"wedging"),
+    _c("dislocation", MUSCULOSKELETAL, (), r"(?:sub)?luxation", r"dislocat(?:ion|ed)",
+       r"(?:acromioclavicular|ac) (?:joint )?separation"),
+    _c("degenerative change", MUSCULOSKELETAL, (),
+       r"degenerat(?:ive|ion)(?: (?:changes?|disease|disc disease|joint disease|spurring|"
+       r"arthritis|arthropathy|endplate changes?))?",
+       r"(?:thoracic |cervical |lumbar )?spondylo(?:sis|tic(?: changes?)?)", r"osteophyt(?:es?|osis|ic)",
+       r"(?:osteo)?arthrit(?:is|ic(?: changes?)?)", r"djd", r"(?:bony |osseous )?spurring",
+       r"arthropath(?:y|ies)", r"(?:disc|disk) space narrowing",
+       r"(?:endplate|facet) (?:sclerosis|hypertrophy|changes?)", r"dish"),
+    _c("scoliosis", MUSCULOSKELETAL, (),
+       r"(?:dextro|levo|thoracolumbar |thoracic |lumbar |mild |rotary |s-shaped )?scolio(?:sis|tic"
+       r"(?: curvature| deformity)?)",
+       r"(?:dextro|levo)curvature", r"curvature of the (?:\w+ )?spine",
+       r"(?:spinal|thoracic) curvature"),
+    _c("kyphosis", MUSCULOSKELETAL, (), r"kypho(?:sis|tic(?: curvature| deformity)?)",
+       r"kyphoscoliosis"),
+    _c("osteopenia", MUSCULOSKELETAL, (),
+       r"osteopeni(?:a|c)", r"osteoporo(?:sis|tic)", r"(?:osseous |bone )?demineraliz(?:ation|ed)"),
+    _c("bone lesion", MUSCULOSKELETAL, (),
+       r"(?:lytic|sclerotic|blastic|osseous|bony|bone|osteolytic|osteoblastic|expansile) "
+       r"(?:lesions?|metastas[ie]s|foc(?:us|i)|destruction)",
+       r"bone islands?", r"enchondromas?"),
+    _c("rib abnormality", MUSCULOSKELETAL, (),
+       r"(?:cervical|bifid|notched|anomalous) ribs?", r"rib (?:notching|anomal(?:y|ies)|"
+       r"deformit(?:y|ies))"),
+
+    # ---- other ----------------------------------------------------------------------------
+    _c("subcutaneous emphysema", OTHER, (),
+       r"subcutaneous (?:emphysema|air|gas)", r"soft tissue (?:emphysema|air|gas)",
+       r"surgical emphysema"),
+    _c("pneumoperitoneum", OTHER, (),
+       r"pneumoperitoneum", r"free (?:intraperitoneal |intra-abdominal |subdiaphragmatic )?air"
+       r"(?: under the (?:\w+ )?(?:hemi)?diaphragms?)?"),
+    _c("elevated hemidiaphragm", OTHER, (),
+       r"elevat(?:ed|ion of the) (?:\w+ )?(?:hemi-?)?diaphragms?",
+       r"(?:hemi-?)?diaphragms? (?:is |are |remains? )?(?:\w+ )?elevated",
+       r"eventration(?: of the (?:\w+ )?(?:hemi)?diaphragm)?", r"diaphragmatic (?:elevation|paralysis)"),
+    _c("hernia", OTHER, (), r"(?:hiatal|hiatus|diaphragmatic|paraesophageal|bochdalek|morgagni)"
+       r" hernias?", r"hernias?"),
+    _c("postsurgical changes", OTHER, (),
+       r"post-?(?:surgical|operative|op|thoracotomy|sternotomy|radiation|treatment) changes?",
+       r"(?:surgical|postsurgical|postoperative) changes?", r"(?:lobectomy|pneumonectomy|"
+       r"wedge resection|thoracotomy|mastectomy|lumpectomy|cholecystectomy|esophagectomy|"
+       r"thyroidectomy|resection)s?"),
+    _c("calcification", OTHER, (),
+       r"(?:\w+ )?calcifications?", r"calcified (?:densit(?:y|ies)|foc(?:us|i)|structures?|"
+       r"material|opacit(?:y|ies))"),
+    _c("soft tissue abnormality", OTHER, (),
+       r"soft tissue (?:swelling|mass(?:es)?|densit(?:y|ies)|opacit(?:y|ies)|prominence|"
+       r"thickening)"),
+    _c("goiter", OTHER, (), r"goiter", r"(?:enlarged|substernal|intrathoracic) thyroid(?: gland)?",
+       r"thyromegaly"),
+    _c("dilated bowel", OTHER, (), r"(?:dilated|distended) (?:small )?(?:bowel|colon|loops?)",
+       r"air[- ]fluid levels?"),
+    _c("nipple shadow", OTHER, (), r"nipple (?:shadows?|markers?)", abnormal=False),
+    _c("azygos fissure", OTHER, (), r"azygo(?:s|us) (?:fissure|lobe)", abnormal=False),
+)
+
+CONCEPT_BY_NAME: dict[str, Concept] = {c.name: c for c in CONCEPTS}
+
+
+def _compile_concepts() -> tuple[re.Pattern, dict[str, Concept]]:
+    """One alternation over every surface form, longest first, so that "pericardial effusion"
+    wins over "effusion" and "subcutaneous emphysema" over "emphysema"."""
+    alternatives = []
+    for i, concept in enumerate(CONCEPTS):
+        for j, pattern in enumerate(concept.patterns):
+            alternatives.append((len(pattern), i, j, pattern))
+    alternatives.sort(key=lambda a: (-a[0], a[1], a[2]))
+    groups = {}
+    parts = []
+    for _, i, j, pattern in alternatives:
+        group = f"c{i}_{j}"
+        groups[group] = CONCEPTS[i]
+        parts.append(f"(?P<{group}>{pattern})")
+    regex = re.compile(r"(?<![\w-])(?:" + "|".join(parts) + r")(?![\w])")
+    return regex, groups
+
+
+CONCEPT_RE, CONCEPT_BY_GROUP = _compile_concepts()
+
+# A mention whose own words say the heart is only at the upper limit of normal is uncertain.
+BORDERLINE_NORMAL_RE = re.compile(r"upper limits? of normal|top(?:-| )normal|high(?:-| )normal|"
+                                  r"upper normal")
+
+# ---- attributes -----------------------------------------------------------------------------
+
+LATERALITY_RE = re.compile(
+    r"\b(?P<bilateral>bilateral(?:ly)?|both|bi(?:basilar|basal|apical|hilar)|bibasal)\b"
+    r"|\b(?P<left>left(?:-sided)?|lt)\b|\b(?P<right>right(?:-sided)?|rt)\b")
+
+_SEVERITY_FORMS = {
+    "trace": "trace", "tiny": "trace", "minimal": "minimal", "minimally": "minimal",
+    "mild": "mild", "mildly": "mild", "slight": "mild", "slightly": "mild", "minor": "mild",
+    "small": "small", "moderate": "moderate", "moderately": "moderate",
+    "moderate-to-large": "moderate to large", "small-to-moderate": "small to moderate",
+    "severe": "severe", "severely": "severe", "marked": "severe", "markedly": "severe",
+    "large": "large", "extensive": "large", "massive": "large", "huge": "large",
+    "borderline": "borderline", "subtle": "minimal", "faint": "minimal",
+}
+SEVERITY_RE = re.compile(
+    r"\b(?:(?P<a>small|mild|moderate|minimal|trace) (?:to|-) (?P<b>moderate|large|severe|small))\b"
+    r"|\b(?P<one>" + "|".join(sorted(_SEVERITY_FORMS, key=len, reverse=True)) + r")\b")
+
+
+def severity_of(match: re.Match) -> str:
+    if match.group("a"):
+        return f"{_SEVERITY_FORMS[match.group('a')]} to {_SEVERITY_FORMS[match.group('b')]}"
+    return _SEVERITY_FORMS[match.group("one")]
+
+
+# Location vocabulary: surface form -> normalised location. Lobes first (most specific).
+_LOCATIONS = (
+    (r"upper lobes?|upper lobar", "upper lobe"),
+    (r"middle lobes?|rml", "middle lobe"),
+    (r"lower lobes?|lower lobar", "lower lobe"),
+    (r"lingul(?:a|ar)", "lingula"),
+    (r"(?:bi)?bas(?:e|es|ilar|al|ally)|lung bases?|infrahilar", "base"),
+    (r"(?:bi)?ap(?:ex|ices|ical)", "apex"),
+    (r"(?:peri|para)hilar|hil(?:um|a|ar)", "perihilar"),
+    (r"retrocardiac", "retrocardiac"),
+    (r"mid ?lungs?|mid(?:dle)? lung (?:zones?|fields?)|mid[- ]lung", "midlung"),
+    (r"upper lungs?|upper lung (?:zones?|fields?)", "upper lung"),
+    (r"lower lungs?|lower lung (?:zones?|fields?)", "lower lung"),
+    (r"costophrenic (?:angles?|sulc(?:us|i))", "costophrenic angle"),
+    (r"(?:minor|major|horizontal|oblique) fissures?|fissur(?:e|es|al)", "fissure"),
+    (r"periphera(?:l|lly)|subpleural", "peripheral"),
+    (r"central(?:ly)?", "central"),
+    (r"mediastin(?:um|al)|paratracheal|subcarinal|aortopulmonary", "mediastinum"),
+    (r"(?:anterior|posterior|lateral)?\s?ribs?|costal", "rib"),
+    (r"(?:thoracic|cervical|lumbar|thoracolumbar) spine|spin(?:e|al)|vertebra(?:e|l)?(?: bod(?:y|ies))?"
+     r"|[tl]-?spine|[tcl]\d{1,2}", "spine"),
+    (r"clavicles?|clavicular", "clavicle"),
+    (r"scapula(?:e|r)?", "scapula"),
+    (r"humer(?:us|al)|shoulders?", "shoulder"),
+    (r"stern(?:um|al)", "sternum"),
+    (r"chest wall", "chest wall"),
+    (r"soft tissues?", "soft tissue"),
+    (r"breasts?", "breast"),
+    (r"axill(?:a|ae|ary)", "axilla"),
+    (r"neck|laryn(?:x|geal)|pharyn(?:x|geal)", "neck"),
+    (r"abdom(?:en|inal)|upper quadrant|subdiaphragmatic|gastric|bowel|colon|liver|hepatic|splen(?:ic)?",
+     "abdomen"),
+    (r"thyroid", "thyroid"),
+)
+_LOCATION_NAMES = {}
+_loc_parts = []
+for _k, (_pattern, _name) in enumerate(_LOCATIONS):
+    _LOCATION_NAMES[f"l{_k}"] = _name
+    _loc_parts.append(f"(?P<l{_k}>{_pattern})")
+LOCATION_RE = re.compile(r"\b(?:" + "|".join(_loc_parts) + r")\b")
+LOCATION_NAMES = _LOCATION_NAMES
+
+# Sites outside the lung fields: a lung observation placed there is not a lung finding.
+NON_LUNG_SITES = frozenset({"mediastinum", "rib", "spine", "clavicle", "scapula", "shoulder",
+                            "sternum", "chest wall", "soft tissue", "breast", "axilla", "neck",
+                            "abdomen", "thyroid"})
+LUNG_SITES = frozenset({"upper lobe", "middle lobe", "lower lobe", "lingula", "base", "apex",
+                        "perihilar", "retrocardiac", "midlung", "upper lung", "lower lung",
+                        "peripheral", "central", "costophrenic angle", "fissure"})
+
+# Comparison with a prior exam: surface form -> normalised cue (RA-RRG's comparative wording).
+COMPARATIVE_TERMS: tuple[str, ...] = (
+    "unchanged", "no change", "no interval change", "no significant change", "changed",
+    "change", "stable", "stably", "similar", "again", "again noted", "again seen",
+    "redemonstrated", "re-demonstrated", "redemonstration", "persistent", "persists", "persisting",
+    "remains", "remain", "remained", "continued", "continues", "improved", "improving",
+    "improvement", "worsened", "worsening", "worse", "increased", "increasing", "increase",
+    "decreased", "decreasing", "decrease", "new", "newly", "interval", "interim", "since",
+    "prior", "previous", "previously", "compared", "comparison", "resolved", "resolving",
+    "resolution", "progressed", "progression", "progressive", "developing", "developed",
+    "enlarging", "enlarged since", "smaller", "larger", "less", "more", "grossly unchanged",
+    "otherwise unchanged", "now", "no longer", "cleared", "clearing", "evolving", "recurrent",
+    "recurrence", "old", "chronic", "known", "healing",
+)
+# The cues that on their own establish a comparison; "old", "chronic", "more", "less" only
+# describe and are left to key-phrase cleaning.
+_CUE_FORMS = {
+    "unchanged": "unchanged", "no change": "unchanged", "no interval change": "unchanged",
+    "no significant change": "unchanged", "not changed": "unchanged", "grossly unchanged": "unchanged",
+    "otherwise unchanged": "unchanged", "stable": "stable", "stably": "stable", "similar": "stable",
+    "again": "again", "again noted": "again", "again seen": "again", "redemonstrated": "again",
+    "re-demonstrated": "again", "redemonstration": "again", "persistent": "persistent",
+    "persists": "persistent", "persisting": "persistent", "remains": "persistent",
+    "remain": "persistent", "remained": "persistent", "continued": "persistent",
+    "continues": "persistent", "improved": "improved", "improving": "improved",
+    "improvement": "improved", "worsened": "worsened", "worsening": "worsened", "worse": "worsened",
+    "increased": "increased", "increasing": "increased", "increase": "increased",
+    "enlarging": "increased", "progressed": "worsened", "progression": "worsened",
+    "decreased": "decreased", "decreasing": "decreased", "decrease": "decreased",
+    "smaller": "decreased", "new": "new", "newly": "new", "developing": "new", "developed": "new",
+    "interval": "interval", "interim": "interval", "since": "compared", "prior": "compared",
+    "previous": "compared", "previously": "compared", "compared": "compared",
+    "comparison": "compared", "resolved": "resolved", "resolving": "improved",
+    "resolution": "resolved", "no longer": "resolved", "cleared": "resolved", "clearing": "improved",
+    "changed": "changed", "change": "changed", "recurrent": "new", "recurrence": "new",
+}
+COMPARISON_RE = re.compile(
+    r"\b(?:" + "|".join(re.escape(t).replace(r"\ ", r"\s+")
+                        for t in sorted(_CUE_FORMS, key=len, reverse=True)) + r")\b")
+# Comparative wording as RA-RRG's keyword detector sees it (every term in COMPARATIVE_TERMS).
+COMPARATIVE_RE = re.compile(
+    r"\b(?:" + "|".join(re.escape(t).replace(r"\ ", r"\s+")
+                        for t in sorted(COMPARATIVE_TERMS, key=len, reverse=True)) + r")\b",
+    re.IGNORECASE)
+
+
+def comparison_cue(text: str) -> str | None:
+    """The normalised comparison cue of a lower-cased text fragment, or None."""
+    m = COMPARISON_RE.search(text)
+    if not m:
+        return None
+    word = " ".join(m.group().split())
+    # "increased opacity" is a description unless the text points at time ("interval", "since")
+    if word in ("increased", "increase", "decreased", "decrease", "new", "change", "changed") \
+            and not re.search(r"\b(?:interval|since|prior|previous|compared|comparison|now|"
+                              r"from|earlier|recent)\b", text) and word not in ("new",):
+        return None
+    return _CUE_FORMS[word]
+
+
+# ---- normal statements -------------------------------------------------------------------------
+
+# Groups of observations that a normal statement about a structure states absent.
+HEART_OBS = ("cardiomegaly",)
+MEDIASTINUM_OBS = ("enlarged cardiomediastinum",)
+LUNG_OBS = ("opacity", "consolidation", "edema", "pneumonia", "atelectasis", "nodule", "mass")
+PLEURA_OBS = ("pleural effusion", "pneumothorax")
+BONE_OBS = ("fracture",)
+ACUTE_OBS = ("opacity", "consolidation", "pneumonia", "edema", "pleural effusion",
+             "pneumothorax")
+VASCULAR_OBS = ("edema",)
+
+_NORMAL = (r"(?:normal|within normal limits|wnl|unremarkable|clear|negative|intact|"
+           r"not enlarged|normal in size|of normal size|normal-sized|normal sized|"
+           r"within the limits of normal|grossly normal|maintained|preserved|satisfactory|"
+           r"well-?expanded|well aerated|normally (?:expanded|aerated|inflated))")
+NORMAL_PREDICATE_RE = re.compile(r"\b" + _NORMAL + r"\b")
+_NOT_NORMAL_RE = re.compile(r"\bupper limits? of normal|top(?:-| )normal|high(?:-| )normal|"
+                            r"\bnot (?:normal|clear|unremarkable|intact)|\bexcept\b|"
+                            r"\bother than\b|\bbut\b|\bhowever\b|\babnormal")
+
+# Structure words -> observations stated absent when the sentence calls them normal.
+NORMAL_SUBJECTS = (
+    (re.compile(r"\b(?:heart|cardiac|cardio-?mediastinal|cardiomegaly)\b"), HEART_OBS),
+    (re.compile(r"\b(?:mediastin(?:um|al)|cardio-?mediastinal)\b"), MEDIASTINUM_OBS),
+    (re.compile(r"\b(?:lungs?|lung fields?|pulmonary parenchyma|parenchyma|lung parenchyma|"
+                r"chest|airspaces?|air spaces?)\b"), LUNG_OBS),
+    (re.compile(r"\b(?:pleura|pleural spaces?|pleural surfaces?|costophrenic (?:angles?|sulci)|"
+                r"sulci|chest)\b"), PLEURA_OBS),
+    (re.compile(r"\b(?:bones?|bony|osseous|skeletal|skeleton|ribs?|thorax|bony thorax|"
+                r"visualized osseous|osseous structures)\b"), BONE_OBS),
+    (re.compile(r"\b(?:pulmonary vascular(?:ity)?|vasculature|vascularity|pulmonary vessels|"
+                r"vascular markings)\b"), VASCULAR_OBS),
+)
+
+# "No acute cardiopulmonary abnormality", "negative chest", "no active disease": the acute
+# observations are absent.
+GLOBAL_NORMAL_RE = re.compile(
+    r"\b(?:no|without|negative for)\b[\w ,/-]{0,40}?\b(?:acute|active|significant|"
+    r"radiographic(?:ally)?|interval|focal|definite)?\b[\w ,/-]{0,30}?"
+    r"\b(?:cardiopulmonary|cardiothoracic|pulmonary|intrathoracic|chest|thoracic|lung|"
+    r"pleuropulmonary)\b[\w ,/-]{0,20}?"
+    r"\b(?:abnormalit(?:y|ies)|disease|process(?:es)?|findings?|pathology|change|"
+    r"radiographic findings?|abnormal findings?|problem)\b"
+    r"|\b(?:normal|negative|clear|unremarkable) (?:chest|exam(?:ination)?|study|radiograph|"
+    r"chest (?:x-?ray|radiograph|film|study|exam))\b"
+    r"|\bchest (?:is )?(?:normal|negative|clear|unremarkable)\b"
+    r"|\bno (?:acute|active) (?:disease|abnormalit(?:y|ies)|findings?|process)\b")
+GLOBAL_BONE_RE = re.compile(
+    r"\b(?:no|without)\b[\w ,/-]{0,30}?\b(?:bony|bone|osseous|skeletal)\b[\w ,/-]{0,20}?"
+    r"\b(?:abnormalit(?:y|ies)|injur(?:y|ies)|lesions?|findings?|process|disease|pathology)\b")
