@@ -159,6 +159,8 @@ OPTIONS: dict[tuple[str, str], dict[str, Option]] = {
                                                  "name": Option(_text)},
     ("image_encoder", "open_clip"): {"device": Option(_device, "auto"),
                                      "batch_size": Option(_int(1), 16),
+                                     "fit": Option(_choice("config", "crop", "letterbox",
+                                                           "squash"), "config"),
                                      "name": Option(_text)},
     ("extractor", "radgraph"): {"model_type": Option(_choice("radgraph", "radgraph-xl"),
                                                      "radgraph-xl"),
