@@ -61,7 +61,7 @@ RADIOLOGY_RULES: tuple[tuple[str, str, str, int | None], ...] = (
     # uncertainty
     *((w, POSSIBLE, "FORWARD", None) for w in (
         "may", "might", "could", "possible", "possibly", "perhaps", "questionable",
-        "question of", "questioned", "query", "suspect", "suspected", "suspicious for",
+        "question", "question of", "questioned", "query", "suspect", "suspected", "suspicious for",
         "suspicious of", "concern for", "concerning for", "worrisome for", "cannot exclude",
         "can not exclude", "cannot rule out", "can not rule out", "not exclude",
         "rule out", "r/o", "differential", "differential diagnosis", "differential includes",
@@ -79,7 +79,7 @@ RADIOLOGY_RULES: tuple[tuple[str, str, str, int | None], ...] = (
         "are not excluded", "cannot be entirely excluded", "can not be entirely excluded",
         "cannot be completely excluded", "can not be completely excluded",
         "not entirely excluded", "is questioned", "is suspected", "are suspected",
-        "is possible",
+        "is possible", "may not be", "might not be",
         "in the differential", "is in the differential", "are in the differential")),
     *((w, PROBABLE, "FORWARD", None) for w in (
         "likely", "most likely", "most suggestive of", "probable", "probably", "presumably", "presumed",
@@ -98,7 +98,9 @@ RADIOLOGY_RULES: tuple[tuple[str, str, str, int | None], ...] = (
         "correlate for", "correlate clinically for", "clinical correlation for", "correlation for",
         "correlate clinically as to", "correlate for signs of", "recommend", "recommended",
         "consider", "to document resolution", "to ensure resolution", "to assess", "to evaluate",
-        "further evaluation", "if clinically indicated")),
+        "further evaluation", "if clinically indicated", "to identify", "would be helpful",
+        "history of", "correlate clinically with", "clinical correlation with",
+        "previously described", "previously reported", "previously seen", "described previously")),
     # look-alikes of cues that are no cue ("no change" is not a negation of the finding)
     *((w, PSEUDO, "PSEUDO", None) for w in (
         "no change", "no interval change", "no significant change", "no significant interval change",
@@ -119,7 +121,7 @@ RADIOLOGY_RULES: tuple[tuple[str, str, str, int | None], ...] = (
         "there is", "there are", "is present", "are present", "is seen", "are seen",
         "is noted", "are noted", "is again seen", "is again noted", "remains", "remain",
         "persists", "persistent", "unchanged", "stable", "with", "again", "noted", "seen",
-        "identified", "demonstrated", "present", "and there is", "and there are", "there has been",
+        "identified", "demonstrated", "present", "there has been",
         "has developed", "have developed")),
 )
 
@@ -168,8 +170,6 @@ def pipeline():
             terminated_by = {POSSIBLE, PROBABLE, AFFIRM}
         elif category == NEGATED:
             terminated_by = {POSSIBLE, PROBABLE}
-        elif category in (POSSIBLE, PROBABLE, HYPOTHETICAL) and direction == "FORWARD":
-            terminated_by = {NEGATED, AFFIRM}
         elif category in (POSSIBLE, PROBABLE, HYPOTHETICAL):
             terminated_by = {NEGATED}
         rules.append(ConTextRule(literal, category, direction=direction, max_scope=max_scope,

@@ -87,6 +87,7 @@ HARM_TABLE: dict[str, tuple[Harm, Harm, str]] = {
     "kyphosis": (VL, VL, "chronic"),
     "osteopenia": (VL, VL, "chronic"),
     "rib abnormality": (VL, VL, "congenital variant"),
+    "deformity": (VL, L, "usually old trauma or surgery"),
     "nipple shadow": (N, N, "a look-alike, not a finding"),
     "azygos fissure": (N, N, "a normal variant"),
 }

@@ -6,7 +6,8 @@
 * Only sentences that describe the images count (FINDINGS, IMPRESSION, text outside any known
   header); INDICATION, HISTORY, COMPARISON and TECHNIQUE ask questions or tell history.
 * "No Finding" is 1 when no observation other than support devices is positive or uncertain,
-  else 0. "Observation" here is the engine's whole vocabulary, not only the 13 other labels:
+  else 0 (``devices_are_findings=True`` counts devices too, as the MeSH coders of the benchmark
+  do). "Observation" here is the engine's whole vocabulary, not only the 13 other labels:
   a report of a calcified granuloma or a scoliosis is not a normal study, even though neither
   maps to a CheXpert label (the MeSH gold of the benchmark agrees: no study coded "normal"
   carries such a finding).
@@ -39,8 +40,15 @@ def _combine(old: int | None, new: int) -> int:
 
 
 def chexpert_labels(findings: Iterable[Finding], *, hierarchy: bool = False,
+                    devices_are_findings: bool = False,
                     all_sections: bool = False) -> dict[str, int | None]:
-    """The 14 CheXpert labels (exact CheXpert names, in CheXpert order) for ``findings``."""
+    """The 14 CheXpert labels (exact CheXpert names, in CheXpert order) for ``findings``.
+
+    ``hierarchy``: propagate positive children to Lung Opacity / Enlarged Cardiomediastinum.
+    ``devices_are_findings``: a device also makes "No Finding" 0 (MeSH's reading of a normal
+    study; CheXpert's labeler lets devices through, which is the default).
+    ``all_sections``: also count INDICATION / HISTORY / COMPARISON / TECHNIQUE sentences.
+    """
     labels: dict[str, int | None] = {name: None for name in LABELS}
     abnormal = False
     for f in findings:
@@ -50,7 +58,7 @@ def chexpert_labels(findings: Iterable[Finding], *, hierarchy: bool = False,
         for label in f.labels:
             labels[label] = _combine(labels[label], value)
         concept = CONCEPT_BY_NAME[f.observation]
-        if f.status != ABSENT and concept.abnormal and not concept.device:
+        if f.status != ABSENT and concept.abnormal and (devices_are_findings or not concept.device):
             abnormal = True
     if hierarchy:
         for child in OPACITY_CHILDREN:

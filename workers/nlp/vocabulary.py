@@ -148,6 +148,7 @@ CONCEPTS: tuple[Concept, ...] = (
     _c("breast implants", OTHER, (), r"breast (?:implants?|prosthes[ie]s)", device=True),
     _c("foreign body", OTHER, (),
        r"foreign bod(?:y|ies)", r"bullet(?: fragments?)?", r"shrapnel", r"bb",
+       r"(?:nipple|body) (?:rings?|piercings?)", r"piercings?",
        r"(?:metallic|radiopaque|metal) (?:fragments?|densit(?:y|ies)|foreign bod(?:y|ies)|"
        r"objects?|pellets?|artifacts?)"),
 
@@ -186,7 +187,8 @@ CONCEPTS: tuple[Concept, ...] = (
        r"(?:tortuosity|ectasia|unfolding|dilatation|dilation|uncoiling|elongation) (?:and \w+ )?"
        r"(?:of )?(?:the )?(?:thoracic |descending |ascending )?aort(?:a|ic)",
        r"aortic (?:tortuosity|ectasia|dilatation|unfolding|prominence)",
-       r"(?:prominent|enlarged) aortic (?:knob|arch|knuckle)"),
+       r"(?:prominent|enlarged) aortic (?:knob|arch|knuckle)",
+       r"prominent (?:ascending |descending |thoracic )?aorta"),
     _c("aortic aneurysm", CARDIOMEDIASTINAL, (), r"(?:aortic )?aneurysm(?:al(?: dilatation)?)?"),
     _c("atherosclerosis", CARDIOMEDIASTINAL, (),
        r"atherosclero(?:sis|tic)(?: (?:disease|changes?|calcifications?|plaque|vascular "
@@ -194,7 +196,8 @@ CONCEPTS: tuple[Concept, ...] = (
        r"(?:aortic|vascular|arterial|aortic arch|aortic knob|aortic valve|mitral annular|"
        r"coronary(?: artery)?|arch) calcifications?",
        r"calcifi(?:ed|cation of the|cations of the) (?:thoracic )?(?:aorta|aortic (?:arch|knob|"
-       r"valve)|coronary arter(?:y|ies))"),
+       r"valve)|coronary arter(?:y|ies))",
+       r"aort(?:a|ic (?:arch|knob)) (?:is |are |appears )?(?:\w+ )?calcified"),
     _c("lymphadenopathy", CARDIOMEDIASTINAL, (),
        r"(?:hilar |mediastinal |paratracheal |axillary )?(?:lymph)?adenopathy",
        r"(?:enlarged|prominent) (?:\w+ )?lymph nodes?", r"lymph node enlargement"),
@@ -203,7 +206,8 @@ CONCEPTS: tuple[Concept, ...] = (
        r"structures?|contours?|shadows?))",
        r"hil(?:a|um|ar (?:regions?|structures?|contours?|shadows?)) " + _BE + _SEV
        + r"(?:enlarged|prominent|full|bulky)",
-       r"hilar (?:enlargement|prominence|fullness)"),
+       r"hilar (?:enlargement|prominence|fullness)",
+       r"prominen(?:ce|t) (?:of )?(?:the )?(?:left |right |bilateral )?hil(?:ar contours?|um|a)"),
     _c("pulmonary artery enlargement", CARDIOMEDIASTINAL, (),
        r"(?:enlarged|prominent|dilated|large) (?:main |central |proximal )?pulmonary arter(?:y|ies)"
        r"(?: segments?)?",
@@ -211,7 +215,7 @@ CONCEPTS: tuple[Concept, ...] = (
        r"pulmonary (?:arterial )?hypertension"),
     _c("calcified lymph node", CARDIOMEDIASTINAL, (),
        r"calcified (?:hilar |mediastinal |paratracheal |subcarinal |aortopulmonary |right |left )*"
-       r"(?:lymph )?nodes?"),
+       r"(?:lymph )?(?:nodes?|xxxx)"),
 
     # ---- pleura ---------------------------------------------------------------------------
     _c("pneumothorax", PLEURA, "Pneumothorax", r"pneumothora(?:x|ces|xes)", r"ptx"),
@@ -297,8 +301,8 @@ CONCEPTS: tuple[Concept, ...] = (
        r"(?: (?:and|,) \w+)? (?:interstitial|lung|bronchovascular|pulmonary|reticular|"
        r"reticulonodular|parenchymal) markings",
        r"interstitial (?:markings|prominence|thickening|pattern|changes?|lung disease|disease|"
-       r"process|opacit(?:y|ies)|infiltrates?|densit(?:y|ies))",
-       r"reticul(?:ar|onodular|ation)(?: (?:pattern|markings|changes?|opacit(?:y|ies)|densit(?:y|ies)))?",
+       r"process)",
+       r"reticul(?:ar|onodular|ation)(?: (?:pattern|markings|changes?))?",
        r"markings (?:are )?(?:increased|prominent|coarse(?:ned)?|accentuated)",
        r"(?:peribronchial|bronchial wall|bronchovascular) (?:thickening|cuffing)",
        r"(?:airway|small airways?) (?:disease|inflammation)", r"bronchitis"),
@@ -321,8 +325,9 @@ CONCEPTS: tuple[Concept, ...] = (
        r"increased (?:ap|anteroposterior|retrosternal) (?:diameter|air ?space|clear space)"),
     _c("hypoinflation", LUNGS, (),
        r"(?:low|diminished|decreased|reduced|small) (?:lung )?volumes?",
-       r"(?:lung )?volumes (?:are |remain )?(?:\w+ )?(?:low|diminished|decreased|reduced)",
-       r"hypo-?inflat(?:ion|ed)", r"hypoventilat(?:ion|ory(?: changes?)?)",
+       r"(?:lung )?volumes (?:\w+ ){0,3}(?:low|diminished|decreased|reduced)",
+       r"hypo-?inflat(?:ion|ed)", r"hypoventilat(?:ion|ed|ory(?: changes?)?)",
+       r"(?:bronchovascular|vascular) crowding",
        r"hypoexpan(?:sion|ded)", r"under-?inflat(?:ion|ed)",
        r"(?:poor|shallow|low|suboptimal|limited) (?:inspiratory effort|inspiration|inflation)"),
     _c("bronchiectasis", LUNGS, (), r"bronchiectas(?:is|es|tic(?: changes?)?)"),
@@ -356,7 +361,7 @@ CONCEPTS: tuple[Concept, ...] = (
        r"(?:dextro|levo|thoracolumbar |thoracic |lumbar |mild |rotary |s-shaped )?scolio(?:sis|tic"
        r"(?: curvature| deformity)?)",
        r"(?:dextro|levo)curvature", r"curvature of the (?:\w+ )?spine",
-       r"(?:spinal|thoracic) curvature"),
+       r"(?:spinal|spine|thoracic) curvature"),
     _c("kyphosis", MUSCULOSKELETAL, (), r"kypho(?:sis|tic(?: curvature| deformity)?)",
        r"kyphoscoliosis"),
     _c("osteopenia", MUSCULOSKELETAL, (),
@@ -365,6 +370,8 @@ CONCEPTS: tuple[Concept, ...] = (
        r"(?:lytic|sclerotic|blastic|osseous|bony|bone|osteolytic|osteoblastic|expansile) "
        r"(?:lesions?|metastas[ie]s|foc(?:us|i)|destruction)",
        r"bone islands?", r"enchondromas?"),
+    _c("deformity", MUSCULOSKELETAL, (),
+       r"(?:bony |osseous |rib |vertebral |skeletal |spinal )?deformit(?:y|ies)"),
     _c("rib abnormality", MUSCULOSKELETAL, (),
        r"(?:cervical|bifid|notched|anomalous) ribs?", r"rib (?:notching|anomal(?:y|ies)|"
        r"deformit(?:y|ies))"),
