@@ -33,6 +33,7 @@ from pydicom.uid import (
     MPEG4HP41,
     PYDICOM_IMPLEMENTATION_UID,
     RLELossless,
+    UID,
     SecondaryCaptureImageStorage,
     generate_uid,
 )
@@ -308,7 +309,8 @@ def make_dicom_dataset(
         entries = int(np.ceil(modality_values.max())) - first + 1
         ramp = np.linspace(0.0, 1.0, entries)
         item = Dataset()
-        item.LUTDescriptor = [entries % 65536, first, 16]
+        # LUT Descriptor is US, or SS when the first mapped value is negative.
+        item.add_new(0x00283002, "SS" if first < 0 else "US", [entries % 65536, first, 16])
         # LUT Data is ambiguous (US or OW); US keeps it endian-independent.
         item.add_new(0x00283006, "US", [int(v) for v in np.rint(np.sqrt(ramp) * 65535)])
         item.LUTExplanation = "SQRT"
@@ -348,7 +350,11 @@ def dataset_bytes(ds: Dataset, *, preamble: bool = True) -> bytes:
     dataset with neither the 128-byte preamble, the "DICM" marker nor file meta)."""
     buffer = io.BytesIO()
     if preamble:
-        ds.save_as(buffer, enforce_file_format=True)
+        syntax = UID(ds.file_meta.TransferSyntaxUID)
+        if syntax.is_transfer_syntax:
+            ds.save_as(buffer, enforce_file_format=True)
+        else:  # an unknown syntax: say how to write the data set itself
+            ds.save_as(buffer, enforce_file_format=True, implicit_vr=False, little_endian=True)
     else:
         meta = ds.file_meta
         implicit = meta.TransferSyntaxUID == ImplicitVRLittleEndian

@@ -34,6 +34,7 @@ from .display import as_unit_float
 
 APPEARANCE_DESCRIPTOR_NAME = "builtin-appearance-v1"
 DESCRIPTOR_DIM = 512
+DIM = DESCRIPTOR_DIM  # the name the image-encoder role adapter looks for
 
 _SIZE = 128
 _HOG_SIZE = 64

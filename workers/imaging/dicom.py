@@ -407,16 +407,23 @@ class _DropAll(logging.Filter):
 def _quiet_pydicom() -> Iterator[None]:
     settings = pydicom.config.settings
     previous = settings.reading_validation_mode
-    pydicom_log = logging.getLogger("pydicom")
+    # A filter acts only on the logger it is attached to, not on records from its children.
+    loggers = [logging.getLogger("pydicom")] + [
+        logger
+        for name, logger in list(logging.root.manager.loggerDict.items())
+        if name.startswith("pydicom.") and isinstance(logger, logging.Logger)
+    ]
     drop = _DropAll()
     settings.reading_validation_mode = pydicom.config.IGNORE
-    pydicom_log.addFilter(drop)
+    for logger in loggers:
+        logger.addFilter(drop)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             yield
     finally:
-        pydicom_log.removeFilter(drop)
+        for logger in loggers:
+            logger.removeFilter(drop)
         settings.reading_validation_mode = previous
 
 

@@ -80,7 +80,7 @@ def read_raster(source: Source) -> RasterImage:
     except (Image.DecompressionBombError, Image.DecompressionBombWarning):
         raise UnsupportedImage(
             f"The {label} image is too large to open safely "
-            f"(more than {MAX_PIXELS // 1_000_000} megapixels)."
+            f"(more than the {MAX_PIXELS // 1_000_000}-megapixel limit)."
         ) from None
     except (OSError, SyntaxError, ValueError, EOFError, UnidentifiedImageError) as exc:
         raise MalformedImage(
