@@ -120,14 +120,15 @@ BIOMEDCLIP_PREPROCESS = {"mean": [0.48145466, 0.4578275, 0.40821073],
 
 
 def build_biomedclip_like(folder: Path, *, seed: int = 0, embed_dim: int = 512) -> Path:
-    """BiomedCLIP's layout and tower type (timm ViT/16, no pooling layer, linear projection to
-    512-d) at tiny width and 32 px input; hub-style open_clip_config.json and
-    open_clip_pytorch_model.bin with visual.* and text.* weights."""
+    """BiomedCLIP's layout and tower type (a timm ViT with 16 px patches, no pooling layer,
+    linear projection to 512-d) with timm's tiny test ViT (160 px input) in place of
+    vit_base_patch16_224; hub-style open_clip_config.json and open_clip_pytorch_model.bin
+    holding visual.* and text.* weights."""
     import torch
     from open_clip.model import _build_vision_tower
 
-    vision_cfg = {"timm_model_name": "vit_tiny_patch16_224", "timm_model_pretrained": False,
-                  "timm_pool": "", "timm_proj": "linear", "image_size": 32}
+    vision_cfg = {"timm_model_name": "test_vit", "timm_model_pretrained": False,
+                  "timm_pool": "", "timm_proj": "linear", "image_size": 160}
     torch.manual_seed(seed)
     tower = _build_vision_tower(embed_dim, vision_cfg)
     state = {f"visual.{key}": value for key, value in tower.state_dict().items()}
