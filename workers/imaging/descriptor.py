@@ -8,9 +8,10 @@ densities; it knows nothing about disease, and the UI must say so.
 Recipe (all on the display pixels, bright = dense):
 
 1. Resample to 128 × 128 with area averaging (aspect not kept) and blur lightly (σ = 1 px)
-   against noise. Then re-frame: resample again around the intensity centroid of the
-   equalised image, two weighted standard deviations each way in x and y. The frame follows
-   the anatomy, so a shifted or slightly cropped copy lands on nearly the same grid.
+   against noise. Then re-frame: resample again around the centroid of the cubed equalised
+   intensity, two weighted standard deviations each way in x and y. The frame follows the
+   dense central anatomy, so a shifted or slightly cropped copy lands on nearly the same
+   grid (the outermost lateral margins of a wide image may fall outside it).
 2. Two intensity normalisations, both blind to brightness and contrast settings:
    histogram equalisation (each pixel replaced by its rank, ties sharing the mean rank),
    also blind to gamma; and a robust linear stretch (1st to 99th percentile) for gradients,
@@ -68,7 +69,9 @@ def describe(pixels: np.ndarray) -> np.ndarray:
 
     small = _resample(array, _SIZE)
     small = gaussian_filter(small, sigma=_BLUR, mode="nearest")
-    small = _normalise_frame(small, _equalise(small))
+    # Cubed equalised intensity: the dense central structures (mediastinum, spine, heart)
+    # anchor the frame; the image borders, which crops change, weigh little.
+    small = _normalise_frame(small, _equalise(small) ** 3)
     equalised = _equalise(small)
     stretched = _stretch(small)
 

@@ -172,3 +172,23 @@ def test_patient_orientation_reveals_a_lateral_when_nothing_else_does():
 def test_computed_radiography_files_are_read_too():
     meta = read_dicom(factory.make_dicom(sop_class="cr", modality="CR")).metadata
     assert meta.sop_class_uid == ComputedRadiographyImageStorage
+
+
+def test_deflated_and_big_endian_files_are_read():
+    from pydicom.uid import DeflatedExplicitVRLittleEndian, ExplicitVRBigEndian
+
+    deflated = factory.make_dicom_dataset(density=DENSITY)
+    deflated.file_meta.TransferSyntaxUID = DeflatedExplicitVRLittleEndian
+    big = factory.make_dicom_dataset(density=DENSITY)
+    big.PixelData = stored().astype(">u2").tobytes()  # raw bytes are written as they are
+    big.file_meta.TransferSyntaxUID = ExplicitVRBigEndian
+    for ds in (deflated, big):
+        image = read_dicom(factory.dataset_bytes(ds))
+        assert image.metadata.transfer_syntax_uid == ds.file_meta.TransferSyntaxUID
+        np.testing.assert_array_equal(image.modality_values, stored().astype(np.float32))
+
+
+def test_file_meta_without_the_preamble_is_read():
+    data = factory.make_dicom(density=DENSITY)[132:]  # no preamble, no "DICM"
+    image = read_dicom(data)
+    np.testing.assert_array_equal(image.modality_values, stored().astype(np.float32))
