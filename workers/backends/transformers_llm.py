@@ -148,7 +148,8 @@ class TransformersTextModel:
         encoded = self.tokenizer(texts, return_tensors="pt", padding=True,
                                  add_special_tokens=False).to(self.device)
         config = sampling_config(self.model.generation_config, temperature=temperature,
-                                 top_p=top_p, max_new_tokens=min(max_tokens, self.max_new_tokens_cap),
+                                 top_p=top_p,
+                                 max_new_tokens=min(max_tokens, self.max_new_tokens_cap),
                                  pad_token_id=self.tokenizer.pad_token_id)
         try:
             with self._lock, torch.inference_mode():

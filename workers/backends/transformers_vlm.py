@@ -1,4 +1,5 @@
-"""generator role: a Hugging Face vision-language model from a local folder (``transformers:/folder``).
+"""generator role: a Hugging Face vision-language model from a local folder
+(``transformers:/folder``).
 
 The folder holds the model (config.json, weights), its processor (image processor + tokenizer)
 and a chat template with image placeholders: what ``model.save_pretrained`` and

@@ -185,7 +185,8 @@ def test_generator_sends_images_and_asks_for_n_samples_at_once(server):
     assert url.startswith("data:image/png;base64,")
     image = Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1])))
     assert image.format == "PNG" and image.size == (85, 128)  # 200x300 shrunk to 128 px
-    assert np.asarray(image)[0, 0] <= 2 and np.asarray(image)[-1, 0] >= 253  # dark top, bright bottom
+    pixels = np.asarray(image)
+    assert pixels[0, 0] <= 2 and pixels[-1, 0] >= 253  # dark top, bright bottom
     second = Image.open(io.BytesIO(base64.b64decode(
         parts[3]["image_url"]["url"].split(",", 1)[1])))
     assert second.size == (80, 64)  # small images are sent as they are

@@ -23,7 +23,7 @@ def images() -> list[np.ndarray]:
 
 
 def encoder(folder, **options) -> OpenClipImageEncoder:
-    query = "&".join(f"{key}={value}" for key, value in {"device": "cpu", **options}.items())
+    query = "&".join(f"{key}={value}" for key, value in {"device": tiny.DEVICE, **options}.items())
     return OpenClipImageEncoder(parse_spec("image_encoder", f"open_clip:{folder}?{query}"))
 
 

@@ -95,8 +95,9 @@ def test_loads_a_local_folder_without_download_when_the_api_is_there(tmp_path, m
     assert compatibility_problem() is None
     tiny.build_radgraph_folder(tmp_path)
     tiny.write_radgraph_weights(tmp_path)
-    configure({"extractor": f"radgraph:{tmp_path}?device=cpu"})
-    extractor = RadGraphExtractor(parse_spec("extractor", f"radgraph:{tmp_path}?device=cpu"))
+    setting = f"radgraph:{tmp_path}?device={tiny.DEVICE}"
+    configure({"extractor": setting})
+    extractor = RadGraphExtractor(parse_spec("extractor", setting))
     assert extractor.name == "radgraph-xl"
     annotation = extractor.annotate("There is a small left pleural effusion. No pneumothorax.")
     assert annotation["text"].startswith("There is a small left pleural effusion")

@@ -22,17 +22,21 @@ OTHERS = [
 
 @pytest.fixture(scope="module")
 def model(tiny_llm_dir):
-    return TransformersTextModel(parse_spec("llm", f"transformers:{tiny_llm_dir}"
-                                                   "?device=cpu&max_new_tokens=12&batch_size=4"))
+    return TransformersTextModel(parse_spec(
+        "llm", f"transformers:{tiny_llm_dir}?device={tiny.DEVICE}&max_new_tokens=12&batch_size=4"))
 
 
-def test_loads_through_the_registry_on_cpu_in_float32(tiny_llm_dir):
+def test_loads_through_the_registry_with_automatic_device_and_dtype(tiny_llm_dir):
     registry.configure({"llm": f"transformers:{tiny_llm_dir}"})
     model = registry.llm()
     assert isinstance(model, TransformersTextModel)
     assert model.name == "tiny-llama"
-    assert model.device == "cpu"  # device=auto on a machine without CUDA
-    assert model.model.dtype == torch.float32
+    if torch.cuda.is_available():
+        assert model.device == "cuda"
+        assert model.model.dtype in (torch.bfloat16, torch.float16)
+    else:
+        assert model.device == "cpu" and model.model.dtype == torch.float32
+    assert next(model.model.parameters()).device.type == model.device.split(":")[0]
     assert model.tokenizer.padding_side == "left"
     assert registry.llm() is model
 
@@ -68,7 +72,7 @@ def test_left_padded_batches_match_one_by_one_greedy(model):
 
 def test_batches_are_split_by_batch_size(tiny_llm_dir):
     model = TransformersTextModel(parse_spec("llm", f"transformers:{tiny_llm_dir}"
-                                                    "?device=cpu&batch_size=1"))
+                                                    f"?device={tiny.DEVICE}&batch_size=1"))
     conversations = [QUESTION, *OTHERS]
     assert model.complete_many(conversations, max_tokens=6) == [
         model.complete(messages, max_tokens=6) for messages in conversations]
@@ -77,7 +81,7 @@ def test_batches_are_split_by_batch_size(tiny_llm_dir):
 
 def test_template_without_a_system_turn(tmp_path):
     folder = tiny.build_llm(tmp_path / "no-system", chat_template=tiny.NO_SYSTEM_TEMPLATE)
-    model = TransformersTextModel(parse_spec("llm", f"transformers:{folder}?device=cpu"))
+    model = TransformersTextModel(parse_spec("llm", f"transformers:{folder}?device={tiny.DEVICE}"))
     text = model._prompt_text(QUESTION)
     assert "<|system|>" not in text
     assert text.startswith("<|user|> reply with json")

@@ -10,6 +10,8 @@ from workers.backends.spec import parse_spec
 from workers.backends.transformers_vlm import TransformersGenerator
 from workers.prompts import get_prompt
 
+from . import tiny
+
 
 def study(seed: int = 0) -> list[ImageInput]:
     rng = np.random.default_rng(seed)
@@ -19,15 +21,16 @@ def study(seed: int = 0) -> list[ImageInput]:
 
 @pytest.fixture(scope="module")
 def generator(tiny_vlm_dir):
-    return TransformersGenerator(parse_spec("generator", f"transformers:{tiny_vlm_dir}"
-                                                         "?device=cpu&max_new_tokens=10"))
+    return TransformersGenerator(parse_spec(
+        "generator", f"transformers:{tiny_vlm_dir}?device={tiny.DEVICE}&max_new_tokens=10"))
 
 
 def test_loads_through_the_registry(tiny_vlm_dir):
     registry.configure({"generator": f"transformers:{tiny_vlm_dir}"})
     model = registry.generator()
     assert isinstance(model, TransformersGenerator)
-    assert model.name == "tiny-llava" and model.device == "cpu"
+    assert model.name == "tiny-llava"
+    assert model.device == ("cuda" if torch.cuda.is_available() else "cpu")
     assert type(model.model).__name__ == "LlavaForConditionalGeneration"
 
 

@@ -6,7 +6,12 @@ downloaded model: nothing here is a mock.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
+
+#: Device the tiny-model tests run on: cpu in CI; on a GPU machine run the same tests with
+#: RADREVIEW_TEST_DEVICE=cuda.
+DEVICE = os.environ.get("RADREVIEW_TEST_DEVICE", "cpu")
 
 SPECIAL_TOKENS = ["<pad>", "<unk>", "<s>", "</s>", "<|system|>", "<|user|>", "<|assistant|>",
                   "<|end|>", "<image>"]
