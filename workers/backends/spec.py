@@ -122,6 +122,15 @@ def _env_name(value: str) -> str:
     return value
 
 
+def _flag(value: str) -> bool:
+    lowered = value.strip().lower()
+    if lowered in ("1", "true", "yes", "on"):
+        return True
+    if lowered in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"expected true or false, got {value!r}")
+
+
 def _text(value: str) -> str:
     if not value.strip():
         raise ValueError("must not be empty")
@@ -137,6 +146,8 @@ class Option:
 
 _TORCH = {"device": Option(_device, "auto"),
           "dtype": Option(_choice("auto", "float32", "bfloat16", "float16"), "auto"),
+          # Runs Python files shipped in the model folder (CheXagent, MAIRA-2 need it).
+          "trust_remote_code": Option(_flag, False),
           "name": Option(_text)}
 _HTTP = {"model": Option(_text, required=True),
          "api_key_env": Option(_env_name),

@@ -90,7 +90,9 @@ class TransformersTextModel:
         self.max_new_tokens_cap: int = spec.option("max_new_tokens")
         self.batch_size: int = spec.option("batch_size")
         started = time.perf_counter()
-        tokenizer = AutoTokenizer.from_pretrained(str(spec.path), local_files_only=True)
+        remote_code = bool(spec.option("trust_remote_code"))
+        tokenizer = AutoTokenizer.from_pretrained(str(spec.path), local_files_only=True,
+                                                  trust_remote_code=remote_code)
         if not getattr(tokenizer, "chat_template", None):
             raise BackendLoadError(f"{spec.setting}: the tokenizer in {spec.path} has no chat "
                                    "template; use an instruction-tuned model")
@@ -106,7 +108,8 @@ class TransformersTextModel:
         self._bos = (tokenizer.bos_token if tokenizer.bos_token_id is not None
                      and probe_ids and probe_ids[0] == tokenizer.bos_token_id else None)
         model = AutoModelForCausalLM.from_pretrained(str(spec.path), local_files_only=True,
-                                                     dtype=self.dtype)
+                                                     dtype=self.dtype,
+                                                     trust_remote_code=remote_code)
         self.model = model.to(self.device).eval()
         self._torch = torch
         self._lock = threading.Lock()

@@ -40,7 +40,9 @@ class TransformersGenerator:
         self.dtype = resolve_dtype(spec.option("dtype"), self.device)
         self.max_new_tokens_cap: int = spec.option("max_new_tokens")
         started = time.perf_counter()
-        processor = AutoProcessor.from_pretrained(str(spec.path), local_files_only=True)
+        self.remote_code = bool(spec.option("trust_remote_code"))
+        processor = AutoProcessor.from_pretrained(str(spec.path), local_files_only=True,
+                                                  trust_remote_code=self.remote_code)
         tokenizer = getattr(processor, "tokenizer", None)
         if tokenizer is None:
             raise BackendLoadError(f"{spec.setting}: {spec.path} holds an image processor "
@@ -62,19 +64,23 @@ class TransformersGenerator:
 
     def _load_model(self, spec: BackendSpec) -> Any:
         import transformers
-        from transformers import AutoConfig, AutoModelForImageTextToText
+        from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForImageTextToText
 
         path = str(spec.path)
+        options = {"local_files_only": True, "dtype": self.dtype,
+                   "trust_remote_code": self.remote_code}
         try:
-            return AutoModelForImageTextToText.from_pretrained(path, local_files_only=True,
-                                                               dtype=self.dtype)
+            return AutoModelForImageTextToText.from_pretrained(path, **options)
         except ValueError as auto_error:
-            config = AutoConfig.from_pretrained(path, local_files_only=True)
+            config = AutoConfig.from_pretrained(path, local_files_only=True,
+                                                trust_remote_code=self.remote_code)
             for architecture in getattr(config, "architectures", None) or []:
                 model_class = getattr(transformers, architecture, None)
                 if model_class is not None:
-                    return model_class.from_pretrained(path, local_files_only=True,
-                                                       dtype=self.dtype)
+                    return model_class.from_pretrained(path, **options)
+            if self.remote_code:
+                # Remote-code VLMs (MAIRA-2, CheXagent) register as causal LMs.
+                return AutoModelForCausalLM.from_pretrained(path, **options)
             raise BackendLoadError(f"{spec.setting}: {spec.path} is not a vision-language model "
                                    f"that transformers can load ({auto_error})") from auto_error
 

@@ -35,6 +35,9 @@ def test_transformers_spec_with_typed_options(tmp_path):
     assert spec.options["dtype"] == "bfloat16"
     assert spec.options["max_new_tokens"] == 64
     assert spec.options["batch_size"] == 8  # default filled in
+    assert spec.options["trust_remote_code"] is False
+    assert parse_spec("generator", f"transformers:{tmp_path}?trust_remote_code=yes"
+                      ).options["trust_remote_code"] is True
     assert spec.setting == "RADREVIEW_LLM"
 
 
@@ -75,6 +78,8 @@ def test_kind_spellings(tmp_path, kind_spelling):
     ("llm", "openai:http://h/v1?model=m&api_key_env=not-a-name",
      "option api_key_env: 'not-a-name' is not an environment variable name"),
     ("extractor", "radgraph:/m?model_type=echograph", "RADREVIEW_EXTRACTOR: option model_type"),
+    ("generator", "transformers:/m?trust_remote_code=maybe",
+     "option trust_remote_code: expected true or false"),
     ("llm", "builtin:/m", "'builtin' takes no location or options"),
 ])
 def test_parse_errors_name_the_setting(role, text, expected):
