@@ -53,8 +53,8 @@ def main() -> None:
     parser.add_argument("--noise", type=float, default=0.002)
     args = parser.parse_args()
 
-    print(f"python {platform.python_version()}, pydicom {pydicom.__version__}, numpy {np.__version__}, "
-          f"{os.cpu_count()} CPUs, median of {args.repeat}")
+    print(f"python {platform.python_version()}, pydicom {pydicom.__version__}, "
+          f"numpy {np.__version__}, {os.cpu_count()} CPUs, median of {args.repeat}")
     density = factory.chest_phantom(seed=1, rows=args.size, cols=args.size)
     density = density + np.random.default_rng(0).normal(0, args.noise, density.shape)
     pixels = factory.stored_values(density, bits=12)
@@ -68,7 +68,9 @@ def main() -> None:
         read_ms, image = timed(lambda: read_dicom(data), args.repeat)
         preview_ms, _ = timed(lambda: encode_png(image.pixels, max_side=1024), args.repeat)
         thumb_ms, _ = timed(lambda: thumbnail(image.pixels), args.repeat)
-        presets_ms, _ = timed(lambda: [render(image, name) for name in PRESETS], max(1, args.repeat // 2))
+        presets_ms, _ = timed(
+            lambda: [render(image, name) for name in PRESETS], max(1, args.repeat // 2)
+        )
         describe_ms, _ = timed(lambda: describe(image.pixels), args.repeat)
         name = compress or "uncompressed"
         print(f"{name:<18}{len(data) / 1e6:>8.2f}{read_ms:>12.0f}{preview_ms:>9.0f}{thumb_ms:>7.0f}"

@@ -116,7 +116,8 @@ def chest_phantom(seed: int = 0, rows: int = 256, cols: int = 256) -> np.ndarray
 
     # Heart (patient's left is the image right on a PA view), mediastinum, spine behind them.
     hx, hy = u(0.08, 0.16), u(0.3, 0.42)
-    heart = _inside(((xx - hx) / u(0.28, 0.38)) ** 2 + ((yy - hy) / u(0.22, 0.3)) ** 2 - 1, edge * 3)
+    heart_w, heart_h = u(0.28, 0.38), u(0.22, 0.3)
+    heart = _inside(((xx - hx) / heart_w) ** 2 + ((yy - hy) / heart_h) ** 2 - 1, edge * 3)
     mediastinum = _inside(np.abs(xx / u(0.12, 0.17)) ** 2 + ((yy + 0.25) / 0.7) ** 8 - 1, edge * 3)
     img += 0.28 * np.maximum(heart, mediastinum)
     spine = _inside(np.abs(xx) / u(0.07, 0.09) - 1, edge)
@@ -134,7 +135,8 @@ def chest_phantom(seed: int = 0, rows: int = 256, cols: int = 256) -> np.ndarray
     # Clavicles.
     for side in (-1, 1):
         line = -0.75 + u(-0.04, 0.04) + 0.12 * (side * xx)
-        band = _inside(np.abs(yy - line) / 0.03 - 1, 0.4) * _inside(np.abs(xx - side * 0.35) / 0.35 - 1, 0.1)
+        along = _inside(np.abs(xx - side * 0.35) / 0.35 - 1, 0.1)
+        band = _inside(np.abs(yy - line) / 0.03 - 1, 0.4) * along
         img += 0.12 * band * trunk
 
     # Lung texture (vessel-like mottling) and random blobs.
@@ -326,7 +328,9 @@ def make_dicom_dataset(
 
 def _compress(ds: Dataset, compress: str) -> None:
     if compress not in COMPRESSIONS:
-        raise ValueError(f"unknown compression {compress!r}; expected one of {sorted(COMPRESSIONS)}")
+        raise ValueError(
+            f"unknown compression {compress!r}; expected one of {sorted(COMPRESSIONS)}"
+        )
     syntax, plugin = COMPRESSIONS[compress]
     if plugin is not None:
         ds.compress(syntax, encoding_plugin=plugin, generate_instance_uid=False)
@@ -442,7 +446,8 @@ def make_unsupported_transfer_syntax_dicom(transfer_syntax: str = MPEG4HP41) -> 
     ds.FrameIncrementPointer = 0x00181063
     ds.FrameTime = 40.0
     # A fake H.264 stream: start codes and an SPS/PPS/IDR shape, not decodable.
-    stream = b"\x00\x00\x00\x01\x67\x64\x00\x29" + b"\x00\x00\x00\x01\x68\xee" + b"\x00\x00\x01\x65" + bytes(200)
+    sps, pps = b"\x00\x00\x00\x01\x67\x64\x00\x29", b"\x00\x00\x00\x01\x68\xee"
+    stream = sps + pps + b"\x00\x00\x01\x65" + bytes(200)
     ds.PixelData = encapsulate([stream], has_bot=False)
     ds["PixelData"].VR = "OB"
     ds["PixelData"].is_undefined_length = True

@@ -37,10 +37,10 @@ from .raster import RasterImage, read_raster
 from .sniff import SNIFF_BYTES, describe_unknown, detect_kind
 from .source import MAX_PIXELS, Source, read_source
 
-Image = Union[DicomImage, RasterImage]
+DecodedImage = Union[DicomImage, RasterImage]
 
 
-def read_image(source: Source, filename: str = "") -> Image:
+def read_image(source: Source, filename: str = "") -> DecodedImage:
     """Read a DICOM, PNG or JPEG file, whichever it is (decided from its content).
     Raises NotAnImage for anything else, including a text report."""
     data = read_source(source)
@@ -71,8 +71,8 @@ __all__ = [
     "SNIFF_BYTES",
     "VIEWS",
     "DicomImage",
+    "DecodedImage",
     "DicomMetadata",
-    "Image",
     "ImagingError",
     "MalformedDicom",
     "MalformedImage",

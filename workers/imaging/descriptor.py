@@ -171,7 +171,9 @@ def _orientation_histograms(array: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     np.add.at(hog, cell * _HOG_BINS + upper, magnitude * upper_share)
 
     global_bins = np.minimum((angle / np.pi * _GLOBAL_BINS).astype(np.int64), _GLOBAL_BINS - 1)
-    orient = np.bincount(global_bins.reshape(-1), weights=magnitude.reshape(-1), minlength=_GLOBAL_BINS)
+    orient = np.bincount(
+        global_bins.reshape(-1), weights=magnitude.reshape(-1), minlength=_GLOBAL_BINS
+    )
     return np.sqrt(hog), np.sqrt(orient)
 
 

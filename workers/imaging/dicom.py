@@ -291,7 +291,9 @@ def _check_image_module(ds: Dataset, syntax: UID) -> None:
             )
     rows, columns = int(ds.Rows), int(ds.Columns)
     if rows < 1 or columns < 1:
-        raise MalformedDicom(f"The DICOM file declares an empty image ({columns} × {rows} pixels).")
+        raise MalformedDicom(
+            f"The DICOM file declares an empty image ({columns} × {rows} pixels)."
+        )
 
     photometric = str(ds.PhotometricInterpretation).strip().upper()
     if photometric in _COLOUR:
@@ -367,10 +369,8 @@ def _decode(ds: Dataset, syntax: UID) -> tuple[np.ndarray, str]:
     if not syntax.is_compressed:
         return _checked(ds, pixel_array(ds)), "native"
     available = get_decoder(syntax).available_plugins
-    order = sorted(
-        available,
-        key=lambda p: PLUGIN_PREFERENCE.index(p) if p in PLUGIN_PREFERENCE else len(PLUGIN_PREFERENCE),
-    )
+    rank = {plugin: i for i, plugin in enumerate(PLUGIN_PREFERENCE)}
+    order = sorted(available, key=lambda plugin: rank.get(plugin, len(rank)))
     failures = []
     for plugin in order:
         try:

@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from pydicom import Dataset
+from pydicom.multival import MultiValue
 from pydicom.uid import UID
 
 VIEWS = ("PA", "AP", "LATERAL", "OTHER", "UNKNOWN")
@@ -150,7 +151,9 @@ _OTHER_TERMS = {"RLD", "LLD", "RLO", "LLO", "LAO", "RAO", "LPO", "RPO", "OBLIQUE
 _PA_RE = re.compile(r"(?<![A-Z])(P\.?A\.?|POSTERO-?\s?ANTERIOR|P-A)(?![A-Z])")
 _AP_RE = re.compile(r"(?<![A-Z])(A\.?P\.?|ANTERO-?\s?POSTERIOR|A-P|PORTABLE)(?![A-Z])")
 _LAT_RE = re.compile(r"(?<![A-Z])(LAT|LATERAL|LL|RL|SEITLICH)(?![A-Z])")
-_OTHER_RE = re.compile(r"OBLIQUE|DECUBITUS|LORDOTIC|SWIMMER|(?<![A-Z])(LAO|RAO|LPO|RPO|LLD|RLD)(?![A-Z])")
+_OTHER_RE = re.compile(
+    r"OBLIQUE|DECUBITUS|LORDOTIC|SWIMMER|(?<![A-Z])(LAO|RAO|LPO|RPO|LLD|RLD)(?![A-Z])"
+)
 
 
 def classify_view(value: str | None) -> str:
@@ -208,7 +211,7 @@ def _text(ds: Dataset, keyword: str) -> str | None:
         return None
     if value is None:
         return None
-    if isinstance(value, (list, tuple)) or type(value).__name__ == "MultiValue":
+    if isinstance(value, (list, tuple, MultiValue)):
         text = "\\".join(str(v) for v in value)
     elif isinstance(value, bytes):
         text = value.decode("ascii", errors="replace")
@@ -223,7 +226,7 @@ def _number(ds: Dataset, keyword: str, kind: type) -> Any:
         value = ds.get(keyword)
         if value is None or value == "":
             return None
-        if isinstance(value, (list, tuple)) or type(value).__name__ == "MultiValue":
+        if isinstance(value, (list, tuple, MultiValue)):
             value = value[0]
         return kind(value)
     except Exception:

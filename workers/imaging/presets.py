@@ -91,7 +91,9 @@ def get_preset(preset: str | WindowPreset) -> WindowPreset:
     try:
         return PRESETS[preset]
     except KeyError:
-        raise ValueError(f"unknown window preset {preset!r}; expected one of {list(PRESETS)}") from None
+        raise ValueError(
+            f"unknown window preset {preset!r}; expected one of {list(PRESETS)}"
+        ) from None
 
 
 def apply_preset(image: ImageLike, preset: str | WindowPreset = "default") -> np.ndarray:

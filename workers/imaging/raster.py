@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
-from PIL import Image, ImageOps, UnidentifiedImageError
+from PIL import Image, ImageOps
 
 from .display import linear_window, percentile_window
-from .errors import MalformedImage, NotAnImage, UnsupportedImage
+from .errors import ImagingError, MalformedImage, NotAnImage, UnsupportedImage
 from .sniff import SNIFF_BYTES, describe_unknown, detect_kind
 from .source import MAX_PIXELS, Source, read_source
 
@@ -82,7 +82,9 @@ def read_raster(source: Source) -> RasterImage:
             f"The {label} image is too large to open safely "
             f"(more than the {MAX_PIXELS // 1_000_000}-megapixel limit)."
         ) from None
-    except (OSError, SyntaxError, ValueError, EOFError, UnidentifiedImageError) as exc:
+    except ImagingError:
+        raise
+    except Exception as exc:  # Pillow's decoders fail in many ways on a damaged file
         raise MalformedImage(
             f"The {label} file is damaged or truncated and cannot be decoded.",
             detail=f"{type(exc).__name__}: {str(exc)[:200]}",

@@ -22,7 +22,9 @@ SOURCES = range(0, LIBRARY_SIZE, 4)
 
 @pytest.fixture(scope="module")
 def library():
-    images = [factory.chest_phantom(seed, *SHAPE).astype(np.float32) for seed in range(LIBRARY_SIZE)]
+    images = [
+        factory.chest_phantom(seed, *SHAPE).astype(np.float32) for seed in range(LIBRARY_SIZE)
+    ]
     return images, np.stack([describe(image) for image in images])
 
 

@@ -103,8 +103,10 @@ def test_metadata_keeps_what_a_reviewer_needs():
     assert meta.modality == "DX" and meta.body_part == "CHEST"
     assert meta.view_position == "AP" and meta.view_position_source == "ViewPosition"
     assert meta.laterality == "U"
-    assert (meta.patient_name, meta.patient_id, meta.accession_number) == ("Doe^Jane", "P-77", "A-99")
-    assert (meta.patient_sex, meta.patient_age, meta.patient_birth_date) == ("F", "064Y", "1960-01-01")
+    assert (meta.patient_name, meta.patient_id) == ("Doe^Jane", "P-77")
+    assert meta.accession_number == "A-99"
+    assert (meta.patient_sex, meta.patient_age) == ("F", "064Y")
+    assert meta.patient_birth_date == "1960-01-01"
     assert (meta.study_date, meta.study_time) == ("2024-01-31", "10:15:30")
     assert meta.institution == "Test Hospital" and meta.manufacturer == "RadReview Test Factory"
     assert (meta.rows, meta.columns, meta.bits_stored) == (256, 256, 12)

@@ -40,7 +40,11 @@ def test_uint8_renders_encode_as_they_are():
 
 @pytest.mark.parametrize(
     "shape, max_side, size",
-    [((1500, 2000), 1024, (1024, 768)), ((2000, 1500), 1024, (768, 1024)), ((3000, 1000), 256, (85, 256))],
+    [
+        ((1500, 2000), 1024, (1024, 768)),
+        ((2000, 1500), 1024, (768, 1024)),
+        ((3000, 1000), 256, (85, 256)),
+    ],
 )
 def test_downscaling_keeps_the_aspect_ratio(shape, max_side, size):
     pixels = np.random.default_rng(0).random(shape, dtype=np.float32)
