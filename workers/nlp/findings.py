@@ -28,7 +28,7 @@ from workers.nlp import context as ctx
 from workers.nlp.harm import harm_of
 from workers.nlp.sections import ParsedReport, Sentence, as_parsed
 from workers.nlp.vocabulary import (
-    ACUTE_OBS, BONE_OBS, BORDERLINE_NORMAL_RE, CONCEPT_BY_GROUP, CONCEPT_BY_NAME, CONCEPT_RE,
+    ACUTE_OBS, BONE_OBS, BORDERLINE_NORMAL_RE, GLOBAL_BONE_PHRASE, GLOBAL_NORMAL_PHRASE, CONCEPT_BY_GROUP, CONCEPT_BY_NAME, CONCEPT_RE,
     GLOBAL_BONE_RE, GLOBAL_NORMAL_RE, LATERALITY_RE, LOCATION_NAMES, LOCATION_RE, LUNG_SITES,
     NON_LUNG_SITES, NORMAL_PREDICATE_RE, NORMAL_SUBJECTS, SEVERITY_RE, _NOT_NORMAL_RE,
     comparison_cue, severity_of,
@@ -81,6 +81,7 @@ class Finding:
     section: str = "findings"
     text: str = ""
     cue: str | None = field(default=None, compare=False)
+    implied: bool = field(default=False, compare=False)
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -97,7 +98,7 @@ class Finding:
             "status": self.status, "laterality": self.laterality, "severity": self.severity,
             "location": self.location, "comparison": self.comparison, "start": self.start,
             "end": self.end, "category": self.category, "harm": self.harm.value,
-            "section": self.section, "text": self.text,
+            "section": self.section, "text": self.text, "implied": self.implied,
         }
 
 
@@ -140,7 +141,7 @@ def _location(text: str, skip: tuple[int, int] | None = None) -> str | None:
 
 def _make(sentence: Sentence, observation: str, status: str, rel: tuple[int, int],
           lower: str, cue: str | None, comparison: str | None,
-          attributes_from: tuple[int, int] | None = None) -> Finding:
+          attributes_from: tuple[int, int] | None = None, implied: bool = False) -> Finding:
     concept = CONCEPT_BY_NAME[observation]
     c_start, c_end = attributes_from or _clause(lower, *rel)
     clause = lower[c_start:c_end]
@@ -157,7 +158,7 @@ def _make(sentence: Sentence, observation: str, status: str, rel: tuple[int, int
         laterality=_laterality(clause), severity=_severity(clause), location=location,
         comparison=comparison, start=sentence.start + rel[0], end=sentence.start + rel[1],
         category=concept.category, harm=harm_of(observation, status), section=sentence.section,
-        text=sentence.text[rel[0]:rel[1]], cue=cue,
+        text=sentence.text[rel[0]:rel[1]], cue=cue, implied=implied,
     )
 
 
@@ -173,20 +174,19 @@ def _normal_findings(sentence: Sentence, lower: str, mentioned: set[str],
                 continue
             added.add(obs)
             out.append(_make(sentence, obs, ABSENT, (m.start(), m.end()), lower, cue, comparison,
-                             attributes_from=(0, len(lower))))
+                             attributes_from=(0, len(lower)), implied=True))
 
     g = GLOBAL_NORMAL_RE.search(lower)
     if g:
-        add(ACUTE_OBS, g, g.group())
+        add(ACUTE_OBS, g, GLOBAL_NORMAL_PHRASE)
     b = GLOBAL_BONE_RE.search(lower)
     if b:
-        add(BONE_OBS, b, b.group())
-    predicate = NORMAL_PREDICATE_RE.search(lower)
-    if predicate and not _NOT_NORMAL_RE.search(lower):
-        for subject_re, observations in NORMAL_SUBJECTS:
+        add(BONE_OBS, b, GLOBAL_BONE_PHRASE)
+    if NORMAL_PREDICATE_RE.search(lower) and not _NOT_NORMAL_RE.search(lower):
+        for subject_re, observations, phrase in NORMAL_SUBJECTS:
             s = subject_re.search(lower)
             if s:
-                add(observations, s, predicate.group())
+                add(observations, s, phrase)
     return out
 
 
@@ -244,7 +244,7 @@ def _explain_away(findings: list[Finding]) -> list[Finding]:
 def _replace_status(f: Finding, status: str) -> Finding:
     return Finding(f.sentence_index, f.observation, status, f.laterality, f.severity,
                    f.location, f.comparison, f.start, f.end, f.category,
-                   harm_of(f.observation, status), f.section, f.text, f.cue)
+                   harm_of(f.observation, status), f.section, f.text, f.cue, f.implied)
 
 
 def _dedupe(findings: list[Finding]) -> list[Finding]:

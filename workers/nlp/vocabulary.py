@@ -411,21 +411,87 @@ CONCEPTS: tuple[Concept, ...] = (
 CONCEPT_BY_NAME: dict[str, Concept] = {c.name: c for c in CONCEPTS}
 
 
+_ANY_FIRST = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+
+
+def _first_chars(pattern: str) -> frozenset[str]:
+    """The characters a match of ``pattern`` can start with (lower-case text assumed)."""
+    import re._parser as sre_parse  # noqa: PLC0415 - the stdlib's own regex parser
+    from re._constants import (  # noqa: PLC0415
+        ANY, ASSERT, ASSERT_NOT, AT, BRANCH, CATEGORY, IN, LITERAL, MAX_REPEAT, MIN_REPEAT,
+        NEGATE, RANGE, SUBPATTERN,
+    )
+
+    def seq(items) -> tuple[set[str], bool]:
+        out: set[str] = set()
+        for op, av in items:
+            chars, nullable = item(op, av)
+            out |= chars
+            if not nullable:
+                return out, False
+        return out, True
+
+    def item(op, av) -> tuple[set[str], bool]:
+        if op is LITERAL:
+            return {chr(av)}, False
+        if op is IN:
+            chars: set[str] = set()
+            for sub_op, sub_av in av:
+                if sub_op is LITERAL:
+                    chars.add(chr(sub_av))
+                elif sub_op is RANGE:
+                    chars.update(chr(c) for c in range(sub_av[0], sub_av[1] + 1))
+                elif sub_op in (CATEGORY, NEGATE):
+                    return set(_ANY_FIRST), False
+            return chars, False
+        if op is SUBPATTERN:
+            return seq(av[3])
+        if op is BRANCH:
+            chars, nullable = set(), False
+            for branch in av[1]:
+                c, n = seq(branch)
+                chars |= c
+                nullable = nullable or n
+            return chars, nullable
+        if op in (MAX_REPEAT, MIN_REPEAT):
+            chars, nullable = seq(av[2])
+            return chars, nullable or av[0] == 0
+        if op in (AT, ASSERT, ASSERT_NOT):
+            return set(), True
+        if op is ANY:
+            return set(_ANY_FIRST), False
+        return set(_ANY_FIRST), False
+
+    chars, _ = seq(sre_parse.parse(pattern))
+    return frozenset(chars)
+
+
 def _compile_concepts() -> tuple[re.Pattern, dict[str, Concept]]:
     """One alternation over every surface form, longest first, so that "pericardial effusion"
-    wins over "effusion" and "subcutaneous emphysema" over "emphysema"."""
+    wins over "effusion" and "subcutaneous emphysema" over "emphysema".
+
+    For speed the alternatives are bucketed by the character they can start with, each bucket
+    behind a one-character lookahead: at a word start the engine tries one bucket (a dozen
+    alternatives) instead of all of them, which makes matching about four times faster."""
     alternatives = []
     for i, concept in enumerate(CONCEPTS):
         for j, pattern in enumerate(concept.patterns):
             alternatives.append((len(pattern), i, j, pattern))
     alternatives.sort(key=lambda a: (-a[0], a[1], a[2]))
-    groups = {}
-    parts = []
+    buckets: dict[str, list[tuple[int, int, str]]] = {}
     for _, i, j, pattern in alternatives:
-        group = f"c{i}_{j}"
-        groups[group] = CONCEPTS[i]
-        parts.append(f"(?P<{group}>{pattern})")
-    regex = re.compile(r"(?<![\w-])(?:" + "|".join(parts) + r")(?![\w])")
+        for char in sorted(_first_chars(pattern)):
+            buckets.setdefault(char, []).append((i, j, pattern))
+    groups: dict[str, Concept] = {}
+    branches = []
+    for char, members in sorted(buckets.items()):
+        parts = []
+        for i, j, pattern in members:
+            group = f"c{i}_{j}_{ord(char)}"
+            groups[group] = CONCEPTS[i]
+            parts.append(f"(?P<{group}>{pattern})")
+        branches.append(f"(?={re.escape(char)})(?:{'|'.join(parts)})")
+    regex = re.compile(r"(?<![\w-])(?:" + "|".join(branches) + r")(?![\w])")
     return regex, groups
 
 
@@ -592,19 +658,24 @@ _NOT_NORMAL_RE = re.compile(r"\bupper limits? of normal|top(?:-| )normal|high(?:
                             r"\bnot (?:normal|clear|unremarkable|intact)|\bexcept\b|"
                             r"\bother than\b|\bbut\b|\bhowever\b|\babnormal")
 
-# Structure words -> observations stated absent when the sentence calls them normal.
+# Structure words -> (observations stated absent when the sentence calls them normal, the short
+# phrase that says so).
 NORMAL_SUBJECTS = (
-    (re.compile(r"\b(?:heart|cardiac|cardio-?mediastinal|cardiomegaly)\b"), HEART_OBS),
-    (re.compile(r"\b(?:mediastin(?:um|al)|cardio-?mediastinal)\b"), MEDIASTINUM_OBS),
+    (re.compile(r"\b(?:heart|cardiac|cardio-?mediastinal|cardiomegaly)\b"), HEART_OBS,
+     "normal heart size"),
+    (re.compile(r"\b(?:mediastin(?:um|al)|cardio-?mediastinal)\b"), MEDIASTINUM_OBS,
+     "normal mediastinum"),
     (re.compile(r"\b(?:lungs?|lung fields?|pulmonary parenchyma|parenchyma|lung parenchyma|"
-                r"chest|airspaces?|air spaces?)\b"), LUNG_OBS),
+                r"chest|airspaces?|air spaces?)\b"), LUNG_OBS, "clear lungs"),
     (re.compile(r"\b(?:pleura|pleural spaces?|pleural surfaces?|costophrenic (?:angles?|sulci)|"
-                r"sulci|chest)\b"), PLEURA_OBS),
+                r"sulci|chest)\b"), PLEURA_OBS, "clear pleural spaces"),
     (re.compile(r"\b(?:bones?|bony|osseous|skeletal|skeleton|ribs?|thorax|bony thorax|"
-                r"visualized osseous|osseous structures)\b"), BONE_OBS),
+                r"visualized osseous|osseous structures)\b"), BONE_OBS, "intact bones"),
     (re.compile(r"\b(?:pulmonary vascular(?:ity)?|vasculature|vascularity|pulmonary vessels|"
-                r"vascular markings)\b"), VASCULAR_OBS),
+                r"vascular markings)\b"), VASCULAR_OBS, "normal pulmonary vasculature"),
 )
+GLOBAL_NORMAL_PHRASE = "no acute cardiopulmonary abnormality"
+GLOBAL_BONE_PHRASE = "no acute osseous abnormality"
 
 # "No acute cardiopulmonary abnormality", "negative chest", "no active disease": the acute
 # observations are absent.
@@ -622,3 +693,59 @@ GLOBAL_NORMAL_RE = re.compile(
 GLOBAL_BONE_RE = re.compile(
     r"\b(?:no|without)\b[\w ,/-]{0,30}?\b(?:bony|bone|osseous|skeletal)\b[\w ,/-]{0,20}?"
     r"\b(?:abnormalit(?:y|ies)|injur(?:y|ies)|lesions?|findings?|process|disease|pathology)\b")
+
+# ---- relations between observations ------------------------------------------------------------
+
+# child -> parents: a report stating the child states the parent too ("consolidation" is an
+# "opacity"; every tube is a "support device"). Follows CheXpert's label hierarchy for the lung.
+PARENTS: dict[str, tuple[str, ...]] = {
+    "consolidation": ("opacity",), "atelectasis": ("opacity",), "pneumonia": ("opacity",),
+    "edema": ("opacity",), "lesion": ("opacity",), "nodule": ("lesion",), "mass": ("lesion",),
+    "hydropneumothorax": ("pneumothorax", "pleural effusion"),
+    "cardiomegaly": ("enlarged cardiomediastinum",),
+    **{c.name: ("support device",) for c in CONCEPTS
+       if c.device and c.labels == (SUPPORT,) and c.name not in ("support device",
+                                                                  "device malposition")},
+}
+
+# Observations close enough that stating one for the other is a partial, not a full, match.
+SIMILAR: tuple[frozenset[str], ...] = tuple(frozenset(g) for g in (
+    ("edema", "vascular congestion"), ("emphysema", "hyperinflation"),
+    ("granuloma", "calcified lymph node", "calcification"), ("scarring", "fibrosis"),
+    ("scarring", "pleural thickening"), ("pleural effusion", "costophrenic angle blunting"),
+    ("hypoinflation", "atelectasis"), ("hypoinflation", "volume loss"),
+    ("atelectasis", "volume loss"), ("interstitial markings", "fibrosis"),
+    ("interstitial markings", "edema"), ("fracture", "deformity"),
+    ("fracture", "compression deformity"), ("deformity", "compression deformity"),
+    ("tortuous aorta", "atherosclerosis"), ("tortuous aorta", "aortic aneurysm"),
+    ("hilar enlargement", "lymphadenopathy"), ("hilar enlargement", "pulmonary artery enlargement"),
+    ("surgical clips", "sternotomy wires", "postsurgical changes"),
+    ("nodule", "granuloma"),
+))
+
+
+def ancestors(observation: str) -> frozenset[str]:
+    """Every observation that ``observation`` implies (not including itself)."""
+    out: set[str] = set()
+    stack = list(PARENTS.get(observation, ()))
+    while stack:
+        parent = stack.pop()
+        if parent not in out:
+            out.add(parent)
+            stack.extend(PARENTS.get(parent, ()))
+    return frozenset(out)
+
+
+# Parents whose children are near-synonyms (a tube for another tube, a nodule for a mass);
+# children of "opacity" are different diagnoses (atelectasis is not pneumonia).
+_CLOSE_SIBLINGS = frozenset({"support device", "lesion"})
+
+
+def similar(a: str, b: str) -> bool:
+    """Listed as close in ``SIMILAR``, or siblings under a parent in ``_CLOSE_SIBLINGS``."""
+    if a == b:
+        return True
+    if any(a in g and b in g for g in SIMILAR):
+        return True
+    shared = set(PARENTS.get(a, ())) & set(PARENTS.get(b, ()))
+    return bool(shared & _CLOSE_SIBLINGS)

@@ -1,0 +1,128 @@
+"""Batch labeling: JSONL reports in, JSONL CheXpert labels and findings out.
+
+Input lines: ``{"id": ..., "report": "..."}``; other fields are ignored. A line without
+"report" but with "findings" / "impression" gets a report composed of them
+("FINDINGS: ...\\nIMPRESSION: ..."). Output lines:
+``{"id", "labels": {<14 CheXpert labels>: 1|0|-1|null}, "findings": [{"sentence", "observation",
+"status", "laterality", "severity", "location"}, ...]}`` - the format of
+../shared/bench/score_findings.py. Blank lines are skipped; a line that is not a JSON object
+stops the run with an error naming the file and line.
+"""
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Iterable, Iterator
+from typing import IO, Any
+
+from workers.nlp.findings import extract_findings
+from workers.nlp.labels import chexpert_labels
+
+PROGRESS_EVERY = 500
+
+
+class BatchInputError(ValueError):
+    """A line of the input that cannot be labelled; the message names the line."""
+
+
+def compose_report(record: dict[str, Any]) -> str:
+    """The report text of one input record."""
+    report = record.get("report")
+    if isinstance(report, str):
+        return report
+    parts = []
+    for name in ("findings", "impression"):
+        value = record.get(name)
+        if isinstance(value, str) and value.strip():
+            parts.append(f"{name.upper()}: {value.strip()}")
+    return "\n".join(parts)
+
+
+def label_record(record: dict[str, Any], *, devices_are_findings: bool = False) -> dict[str, Any]:
+    findings = extract_findings(compose_report(record))
+    return {
+        "id": record.get("id"),
+        "labels": chexpert_labels(findings, devices_are_findings=devices_are_findings),
+        "findings": [{"sentence": f.sentence_index, "observation": f.observation,
+                      "status": f.status, "laterality": f.laterality, "severity": f.severity,
+                      "location": f.location} for f in findings if not f.implied],
+    }
+
+
+def read_records(lines: Iterable[str], source: str = "<input>") -> Iterator[dict[str, Any]]:
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise BatchInputError(f"{source}:{number}: bad JSON ({exc.msg} at column "
+                                  f"{exc.colno})") from None
+        if not isinstance(record, dict):
+            raise BatchInputError(f"{source}:{number}: expected a JSON object, got "
+                                  f"{type(record).__name__}")
+        yield record
+
+
+def label_stream(lines: Iterable[str], out: IO[str], *, source: str = "<input>",
+                 progress: IO[str] | None = sys.stderr, devices_are_findings: bool = False
+                 ) -> int:
+    """Label every record of ``lines`` into ``out``; returns the number of reports labelled.
+    Progress goes to ``progress`` every ``PROGRESS_EVERY`` reports (None: silent)."""
+    count = 0
+    started = time.perf_counter()
+    for record in read_records(lines, source):
+        out.write(json.dumps(label_record(record, devices_are_findings=devices_are_findings))
+                  + "\n")
+        count += 1
+        if progress is not None and count % PROGRESS_EVERY == 0:
+            rate = count / max(time.perf_counter() - started, 1e-9)
+            progress.write(f"labelled {count} reports ({rate:.0f}/s)\n")
+            progress.flush()
+    if progress is not None and count >= PROGRESS_EVERY:
+        progress.write(f"labelled {count} reports in {time.perf_counter() - started:.1f} s\n")
+    return count
+
+
+def label_file(input_path: str, output_path: str, *, progress: IO[str] | None = sys.stderr,
+               devices_are_findings: bool = False) -> int:
+    """Label the JSONL file ``input_path`` into ``output_path`` (written only if the whole input
+    is valid, so a bad line never leaves a half-written output)."""
+    import os  # noqa: PLC0415
+    import tempfile  # noqa: PLC0415
+
+    directory = os.path.dirname(os.path.abspath(output_path))
+    with open(input_path, encoding="utf-8") as src, \
+            tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=directory, delete=False,
+                                        suffix=".part") as tmp:
+        try:
+            count = label_stream(src, tmp, source=input_path, progress=progress,
+                                 devices_are_findings=devices_are_findings)
+        except BaseException:
+            tmp.close()
+            os.unlink(tmp.name)
+            raise
+    os.replace(tmp.name, output_path)
+    return count
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse  # noqa: PLC0415
+
+    parser = argparse.ArgumentParser(description="Label chest X-ray reports with CheXpert-14.")
+    parser.add_argument("--input", required=True)
+    parser.add_argument("--output", required=True)
+    parser.add_argument("--devices-are-findings", action="store_true",
+                        help="a support device also makes 'No Finding' 0")
+    args = parser.parse_args(argv)
+    try:
+        label_file(args.input, args.output, devices_are_findings=args.devices_are_findings)
+    except BatchInputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
