@@ -71,6 +71,17 @@ class Decision(models.Model):
 
     class Meta:
         ordering = ["study", "created_at", "id"]
+        constraints = [
+            # An undo always names the decision it undoes; nothing else may.
+            models.CheckConstraint(
+                condition=(models.Q(action="undo", undoes__isnull=False)
+                           | (~models.Q(action="undo") & models.Q(undoes__isnull=True))),
+                name="undo_names_its_target",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_action_display()} #{self.pk} on study {self.study_id}"
 
     def save(self, *args, **kwargs):
         if self.pk is not None:
@@ -79,3 +90,41 @@ class Decision(models.Model):
 
     def delete(self, *args, **kwargs):
         raise ValueError("review decisions are append-only")
+
+
+class SignOff(models.Model):
+    """One signed version of a study's final report. Never edited or deleted.
+
+    The text itself is a ``studies.Report`` of kind ``final``; this row says who signed it,
+    when, which decisions it reflects, and the SHA-256 of the text, which every export checks.
+    """
+
+    study = models.ForeignKey("studies.Study", on_delete=models.PROTECT, related_name="signoffs")
+    version = models.PositiveIntegerField()
+    report = models.OneToOneField("studies.Report", on_delete=models.PROTECT, related_name="signoff")
+    signer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="signoffs")
+    signed_at = models.DateTimeField(auto_now_add=True)
+    # The effective decisions (ids, ascending) the text was derived from.
+    decision_ids = models.JSONField(default=list)
+    sha256 = models.CharField(max_length=64)
+    # The final text by section, for the structured exports: [{"name", "title", "text"}, ...].
+    sections = models.JSONField(default=list)
+    # The study's review version the signer saw.
+    study_version = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["study", "version"]
+        constraints = [
+            models.UniqueConstraint(fields=["study", "version"], name="unique_signoff_version"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Study {self.study_id} signed version {self.version}"
+
+    def save(self, *args, **kwargs):
+        if self.pk is not None:
+            raise ValueError("signed reports are immutable")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise ValueError("signed reports are immutable")

@@ -1,0 +1,38 @@
+"""Detections, decisions and signed versions in the admin: to read, never to change.
+
+Decisions and sign-offs are the medico-legal record; a detection is what a reviewer decided
+on. None of them can be added, edited or deleted here, by anyone.
+"""
+from django.contrib import admin
+
+from .models import Decision, Detection, SignOff
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Detection)
+class DetectionAdmin(ReadOnlyAdmin):
+    list_display = ("id", "report", "sentence_index", "detector", "harm", "confidence", "flagged")
+    list_filter = ("detector", "harm", "flagged")
+
+
+@admin.register(Decision)
+class DecisionAdmin(ReadOnlyAdmin):
+    list_display = ("id", "study", "action", "sentence", "user", "created_at", "study_version")
+    list_filter = ("action",)
+    list_select_related = ("user", "sentence")
+
+
+@admin.register(SignOff)
+class SignOffAdmin(ReadOnlyAdmin):
+    list_display = ("study", "version", "signer", "signed_at", "sha256")
+    list_select_related = ("signer",)

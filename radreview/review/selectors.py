@@ -1,0 +1,387 @@
+"""Reads of the review: which detections are flags, what each sentence says now, the final text.
+
+``review_state(study)`` builds everything the review page and the API show from a study loaded
+by ``radreview.studies.selectors.study_with_everything`` (a fixed number of queries, whatever
+the number of sentences and flags). The worklist annotations count open flags in SQL.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import Count, Exists, IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery, Value
+from django.db.models.functions import Coalesce
+
+from radreview.studies.models import Report, Sentence, Study
+from workers.types import Harm
+
+from . import derivation
+from .diff import word_diff
+from .models import Decision, Detection, SignOff
+
+AUDITED_KINDS = (Report.Kind.UPLOADED, Report.Kind.CANDIDATE)
+DECIDING_ACTIONS = (Decision.Action.ACCEPT, Decision.Action.REJECT, Decision.Action.EDIT)
+# Studies whose pipeline has finished: the only ones a radiologist decides on and signs.
+REVIEWABLE_STATUSES = (Study.Status.READY, Study.Status.SIGNED)
+
+JUDGE_RULES = {
+    "contradiction": "Contradicts another sentence",
+    "laterality": "Laterality conflict",
+    "impression_vs_findings": "Impression disagrees with the findings",
+    "out_of_domain": "Not something a chest radiograph shows",
+    "unsupported_by_library": "Unsupported by similar reference reports",
+    "llm": "Language-model judge",
+}
+DETECTOR_NAMES = {
+    "radflag": "RadFlag (sampling and entailment)",
+    "vrag": "V-RAG (image retrieval and probing)",
+    "correction": "Three-stage correction",
+    "judge": "Consistency judge",
+    "comparative": "Comparison without a prior",
+    "rarrg": "RA-RRG key phrases",
+    "combined": "System combination",
+}
+
+
+# --- which detections are flags --------------------------------------------------------------
+
+
+def flags_of(detections: list[Detection]) -> list[Detection]:
+    """The detections shown as flags (docs/detections.md): the flagged combined rows, or the
+    flagged raw rows when the report has no combined rows at all."""
+    combined = [d for d in detections if d.detector == Detection.COMBINED]
+    pool = combined if combined else detections
+    return [d for d in pool if d.flagged]
+
+
+def suggestion_of(detection: Detection) -> str | None:
+    """A flag's proposal: its own, else its most confident source's (combined rows)."""
+    if detection.suggestion is not None:
+        return detection.suggestion
+    if detection.detector == Detection.COMBINED:
+        for source in sorted(detection.sources.all(), key=lambda d: (-d.confidence, d.id)):
+            if source.suggestion is not None:
+                return source.suggestion
+    return None
+
+
+def _flag_rows_sql() -> QuerySet[Detection]:
+    """Flag rows of each study's audited report, correlated on ``OuterRef("pk")`` (a study)."""
+    has_combined = Detection.objects.filter(report=OuterRef("report"), detector=Detection.COMBINED)
+    has_uploaded = Report.objects.filter(study=OuterRef("report__study"), kind=Report.Kind.UPLOADED)
+    return (
+        Detection.objects.filter(report__study=OuterRef("pk"), report__kind__in=AUDITED_KINDS, flagged=True)
+        .filter(Q(report__kind=Report.Kind.UPLOADED) | ~Exists(has_uploaded))
+        .filter(Q(detector=Detection.COMBINED) | ~Exists(has_combined))
+    )
+
+
+def _decided_sql() -> QuerySet[Decision]:
+    """Live deciding decisions on the sentence of the detection at ``OuterRef``."""
+    return Decision.objects.filter(
+        sentence__report=OuterRef("report"), sentence__index=OuterRef("sentence_index"),
+        action__in=DECIDING_ACTIONS, undone_by__isnull=True,
+    )
+
+
+def _count_sentences(rows: QuerySet[Detection]):
+    counted = rows.order_by().values("report__study").annotate(n=Count("sentence_index", distinct=True)).values("n")
+    return Coalesce(Subquery(counted, output_field=IntegerField()), Value(0))
+
+
+def with_flag_counts(studies: QuerySet[Study]) -> QuerySet[Study]:
+    """Annotate ``flag_count`` and ``open_flag_count`` (flagged sentences, and those without a
+    live decision) and ``signed_version`` (the latest signed version, or None)."""
+    flags = _flag_rows_sql()
+    latest = SignOff.objects.filter(study=OuterRef("pk")).order_by("-version").values("version")[:1]
+    return studies.annotate(
+        flag_count=_count_sentences(flags),
+        open_flag_count=_count_sentences(flags.filter(~Exists(_decided_sql()))),
+        signed_version=Subquery(latest, output_field=IntegerField()),
+    )
+
+
+def flagged_filter(flagged: bool) -> Q:
+    condition = Exists(_flag_rows_sql())
+    return Q(condition) if flagged else ~Q(condition)
+
+
+def signed_filter(signed: bool) -> Q:
+    condition = Exists(SignOff.objects.filter(study=OuterRef("pk")))
+    return Q(condition) if signed else ~Q(condition)
+
+
+def reviewed_by_filter(user) -> Q:
+    """Studies the user uploaded, decided on or signed."""
+    return (Q(uploaded_by=user)
+            | Exists(Decision.objects.filter(study=OuterRef("pk"), user=user))
+            | Exists(SignOff.objects.filter(study=OuterRef("pk"), signer=user)))
+
+
+# --- the review of one study -----------------------------------------------------------------
+
+
+@dataclass
+class SourceView:
+    """One detector's say on a flagged sentence, ready for its evidence template."""
+
+    detection: Detection
+    detector: str
+    label: str
+    explanation: str
+    harm: str
+    confidence: float
+    suggestion: str | None
+    evidence: dict[str, Any]
+    templates: list[str]
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class FlagView:
+    sentence_index: int
+    detections: list[Detection]
+    primary: Detection
+    harm: str
+    harm_rank: int
+    confidence: float
+    suggestion: str | None
+    sources: list[SourceView]
+    sentence_text: str
+    is_open: bool = True
+
+    @property
+    def harm_slug(self) -> str:
+        return self.harm.replace(" ", "-")
+
+    @property
+    def confidence_band(self) -> str:
+        return "high" if self.confidence >= 0.75 else "medium" if self.confidence >= 0.5 else "low"
+
+    @property
+    def suggestion_diff(self):
+        return word_diff(self.sentence_text, self.suggestion) if self.suggestion else []
+
+
+@dataclass
+class SentenceView:
+    sentence: Sentence
+    index: int
+    section: str
+    original: str
+    current: str
+    state: str  # "unchanged", "accepted", "rejected", "edited"
+    decision: Decision | None
+    flag: FlagView | None
+    history: list[Decision]
+
+    @property
+    def removed(self) -> bool:
+        return self.state in ("accepted", "edited") and self.current.strip() == ""
+
+    @property
+    def changed(self) -> bool:
+        return self.current != self.original
+
+    @property
+    def text_diff(self):
+        return word_diff(self.original, self.current) if self.changed and self.current else []
+
+
+@dataclass
+class SectionView:
+    name: str
+    title: str
+    sentences: list[SentenceView]
+
+
+@dataclass
+class ReviewState:
+    study: Study
+    report: Report | None
+    version: int
+    sections: list[SectionView]
+    sentences: list[SentenceView]
+    flags: list[FlagView]
+    decisions: list[Decision]
+    undoable: Decision | None
+    signoffs: list[SignOff]
+    final_text: str
+    final_sections: list[derivation.FinalSection]
+    effective_ids: list[int]
+    report_warning: dict[str, Any] | None
+    reviewable: bool
+
+    @property
+    def open_flags(self) -> list[FlagView]:
+        return [f for f in self.flags if f.is_open]
+
+    @property
+    def latest_signoff(self) -> SignOff | None:
+        return self.signoffs[-1] if self.signoffs else None
+
+    @property
+    def unsigned_changes(self) -> bool:
+        """Whether the current final text differs from the latest signed version."""
+        latest = self.latest_signoff
+        if latest is None:
+            return True
+        return latest.decision_ids != self.effective_ids or latest.report.text != self.final_text
+
+    @property
+    def can_sign(self) -> bool:
+        return self.reviewable and not self.open_flags and self.unsigned_changes and self.report is not None
+
+
+def _harm_rank(harm: str) -> int:
+    try:
+        return Harm.parse(harm).rank
+    except ValueError:
+        return 0
+
+
+def _source_view(detection: Detection, context: dict[str, Any]) -> SourceView:
+    evidence = detection.evidence if isinstance(detection.evidence, dict) else {"value": detection.evidence}
+    extra: dict[str, Any] = {}
+    name = detection.detector
+    if name == "radflag":
+        samples = context["samples"]
+        extra["verdicts"] = [
+            {**v, "text": samples.get(v.get("sample"))} for v in evidence.get("verdicts", []) if isinstance(v, dict)
+        ]
+    elif name == "correction":
+        original = evidence.get("original") or context["sentence_text"]
+        suggestion = evidence.get("suggestion", detection.suggestion)
+        extra["diff"] = word_diff(original, suggestion) if suggestion else []
+        extra["removes"] = suggestion == ""
+    elif name == "judge":
+        extra["rule_label"] = JUDGE_RULES.get(evidence.get("rule"), evidence.get("rule") or "")
+        related = evidence.get("related_sentence")
+        extra["related"] = context["texts"].get(related) if isinstance(related, int) else None
+    elif name == "vrag":
+        extra["neighbours"] = [
+            {**n, "thumbnail": n.get("thumbnail_url") if str(n.get("thumbnail_url", "")).startswith("/") else None}
+            for n in evidence.get("neighbours", []) if isinstance(n, dict)
+        ]
+    extra["items"] = [
+        {"key": key, "value": value, "block": False} if isinstance(value, (str, int, float, bool)) or value is None
+        else {"key": key, "value": json.dumps(value, indent=1, ensure_ascii=False), "block": True}
+        for key, value in sorted(evidence.items())
+    ]
+    return SourceView(
+        detection=detection, detector=name, label=DETECTOR_NAMES.get(name, name),
+        explanation=detection.explanation, harm=detection.harm, confidence=detection.confidence,
+        suggestion=detection.suggestion, evidence=evidence,
+        templates=[f"review/evidence/{name}.html", "review/evidence/generic.html"], extra=extra,
+    )
+
+
+def report_warning(study: Study, detections: list[Detection]) -> dict[str, Any] | None:
+    """The report-level warning, or None.
+
+    The hook: a ``report_flagged`` attribute on the study (a Study field the RadFlag stage may
+    add) wins; otherwise any RadFlag detection whose evidence says ``"report_flagged": true``
+    flags the report, and its evidence gives the count and the threshold λ2 when present.
+    """
+    flagged_attr = getattr(study, "report_flagged", None)
+    radflag = [d for d in detections if d.detector == "radflag" and isinstance(d.evidence, dict)]
+    marked = [d for d in radflag if d.evidence.get("report_flagged") is True]
+    if flagged_attr is False or (flagged_attr is None and not marked):
+        return None
+    evidence = marked[0].evidence if marked else {}
+    weak = {d.sentence_index for d in radflag if d.flagged}
+    return {
+        "flagged_sentences": evidence.get("flagged_sentences", len(weak) or None),
+        "lambda2": evidence.get("lambda2"),
+    }
+
+
+def review_state(study: Study, report: Report | None = None) -> ReviewState:
+    """Everything the review page shows, from a study loaded by ``study_with_everything``."""
+    report = report if report is not None else study.audited_report
+    decisions = list(study.decisions.all())
+    undone = derivation.undone_ids(decisions)
+    for decision in decisions:
+        decision.is_undone = decision.id in undone
+    signoffs = list(study.signoffs.all())
+    reviewable = study.status in REVIEWABLE_STATUSES
+    if report is None:
+        return ReviewState(study, None, study.review_version, [], [], [], decisions, None, signoffs,
+                           "", [], [], None, reviewable)
+
+    sentences = list(report.sentences.all())
+    detections = list(report.detections.all())
+    samples = {r.sample_index: r.text for r in study.reports.all() if r.kind == Report.Kind.SAMPLE}
+    texts = {s.index: s.text for s in sentences}
+    effective = derivation.effective_decisions(decisions)
+    history: dict[int, list[Decision]] = {}
+    for decision in decisions:
+        if decision.sentence_id is not None:
+            history.setdefault(decision.sentence_id, []).append(decision)
+
+    flag_rows: dict[int, list[Detection]] = {}
+    for detection in flags_of(detections):
+        flag_rows.setdefault(detection.sentence_index, []).append(detection)
+
+    views: list[SentenceView] = []
+    flags: list[FlagView] = []
+    for sentence in sentences:
+        decision = effective.get(sentence.pk)
+        flag = None
+        rows = flag_rows.get(sentence.index)
+        if rows:
+            rows.sort(key=lambda d: (-_harm_rank(d.harm), -d.confidence, d.id))
+            primary = rows[0]
+            context = {"samples": samples, "texts": texts, "sentence_text": sentence.text}
+            members: list[Detection] = []
+            for row in rows:
+                members.extend(sorted(row.sources.all(), key=lambda d: (-d.confidence, d.id))
+                               if row.detector == Detection.COMBINED else [row])
+            flag = FlagView(
+                sentence_index=sentence.index, detections=rows, primary=primary, harm=primary.harm,
+                harm_rank=_harm_rank(primary.harm), confidence=max(d.confidence for d in rows),
+                suggestion=suggestion_of(primary),
+                sources=[_source_view(d, context) for d in members], sentence_text=sentence.text,
+                is_open=decision is None,
+            )
+            flags.append(flag)
+        views.append(SentenceView(
+            sentence=sentence, index=sentence.index, section=sentence.section, original=sentence.text,
+            current=decision.after_text if decision else sentence.text,
+            state={"accept": "accepted", "reject": "rejected", "edit": "edited"}[decision.action] if decision else "unchanged",
+            decision=decision, flag=flag, history=history.get(sentence.pk, []),
+        ))
+
+    titles = derivation.section_titles(report.text)
+    sections: list[SectionView] = []
+    for view in views:
+        if not sections or sections[-1].name != view.section:
+            sections.append(SectionView(view.section, titles.get(view.section) or view.section.upper(), []))
+        sections[-1].sentences.append(view)
+
+    replacements = {v.index: v.current for v in views if v.decision is not None}
+    return ReviewState(
+        study=study, report=report, version=study.review_version, sections=sections, sentences=views,
+        flags=flags, decisions=decisions, undoable=derivation.last_undoable(decisions), signoffs=signoffs,
+        final_text=derivation.final_text(report.text, sentences, replacements),
+        final_sections=derivation.final_sections(sentences, replacements, titles),
+        effective_ids=sorted(d.id for d in effective.values()),
+        report_warning=report_warning(study, detections), reviewable=reviewable,
+    )
+
+
+def review_prefetches() -> list:
+    """What ``study_with_everything`` prefetches for ``review_state``."""
+    return [
+        Prefetch("decisions", queryset=Decision.objects.select_related("user", "sentence").order_by("id")),
+        Prefetch("signoffs", queryset=SignOff.objects.select_related("signer", "report").order_by("version")),
+    ]
+
+
+def detection_prefetch() -> Prefetch:
+    return Prefetch("detections", queryset=Detection.objects.prefetch_related("sources"))
+
+
+def signoff_for(study: Study, version: int) -> SignOff:
+    return SignOff.objects.select_related("report", "signer", "study").get(study=study, version=version)

@@ -1,0 +1,287 @@
+"""Review writes: decisions, undo, sign-off, exports and storing detections.
+
+Every decision and sign-off is made against the study's ``review_version`` the reviewer saw.
+The version is bumped with one conditional UPDATE (``WHERE review_version = seen``) at the start
+of the transaction: of two reviewers who saw the same version, exactly one wins, and the other
+gets ``StaleVersion`` instead of silently overwriting what they did not see. The UPDATE takes
+the row lock (PostgreSQL) or the write lock (SQLite), so everything after it in the
+transaction — validation, the decision row, the audit event — runs serialised per study.
+"""
+from __future__ import annotations
+
+import hashlib
+import logging
+from dataclasses import dataclass
+from typing import Iterable
+
+from django.db import transaction
+from django.db.models import F
+
+from radreview.accounts.permissions import require_radiologist
+from radreview.audit.services import record_event
+from radreview.studies.models import Report, Sentence, Study
+from workers import types
+
+from . import derivation, selectors
+from .models import Decision, Detection, SignOff
+
+logger = logging.getLogger(__name__)
+
+MAX_SENTENCE_CHARS = 2000
+
+
+class ReviewError(Exception):
+    """A review action that cannot be done; ``message`` says why in a reviewer's words."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+class StaleVersion(ReviewError):
+    """The reviewer acted on an out-of-date view of the study."""
+
+    def __init__(self, seen: int, current: int, latest: str = ""):
+        who = f" ({latest})" if latest else ""
+        super().__init__(
+            "Someone else changed this review while you were looking at it" + who + ". "
+            "Your action was not saved; the report below is up to date, so check it and decide again."
+        )
+        self.seen, self.current, self.latest = seen, current, latest
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What an action produced, and the study's review version after it."""
+
+    version: int
+    decision: Decision | None = None
+    signoff: SignOff | None = None
+
+
+def _parse_version(version) -> int:
+    try:
+        value = int(version)
+    except (TypeError, ValueError):
+        raise ReviewError("The review version is missing; reload the page.") from None
+    if value < 0:
+        raise ReviewError("The review version is invalid; reload the page.")
+    return value
+
+
+def _claim_version(study: Study, seen: int) -> int:
+    """Bump the study's review version if it is still ``seen``; else raise ``StaleVersion``."""
+    won = Study.objects.filter(pk=study.pk, review_version=seen).update(review_version=F("review_version") + 1)
+    if not won:
+        current = Study.objects.values_list("review_version", flat=True).get(pk=study.pk)
+        raise StaleVersion(seen, current, latest_change(study, current))
+    return seen + 1
+
+
+def latest_change(study: Study, current: int) -> str:
+    """Who made the change that moved the study to ``current``, in words."""
+    decision = Decision.objects.filter(study=study, study_version=current - 1).select_related("user").first()
+    if decision is not None:
+        return f"{decision.get_action_display().lower()} by {decision.user.get_username()}"
+    signoff = SignOff.objects.filter(study=study, study_version=current - 1).select_related("signer").first()
+    if signoff is not None:
+        return f"signed version {signoff.version} by {signoff.signer.get_username()}"
+    return ""
+
+
+def _load_for_review(study: Study) -> tuple[Study, Report]:
+    study = Study.objects.get(pk=study.pk)  # the status as of now, inside the transaction
+    if study.status not in selectors.REVIEWABLE_STATUSES:
+        raise ReviewError("The study is not ready for review yet (its pipeline has not finished).")
+    report = study.audited_report
+    if report is None:
+        raise ReviewError("The study has no report to review.")
+    return study, report
+
+
+def _flag_rows(report: Report, sentence: Sentence) -> list[Detection]:
+    rows = list(report.detections.prefetch_related("sources"))
+    return [d for d in selectors.flags_of(rows) if d.sentence_index == sentence.index]
+
+
+def _current_text(study: Study, sentence: Sentence) -> tuple[str, Decision | None]:
+    decisions = list(Decision.objects.filter(study=study).order_by("id"))
+    effective = derivation.effective_decisions(decisions).get(sentence.pk)
+    return (effective.after_text if effective else sentence.text), effective
+
+
+def decide(study: Study, user, *, action: str, sentence_index, version, detection_id=None,
+           text: str | None = None) -> Outcome:
+    """Accept or reject a flag, or edit a sentence, on the study's audited report."""
+    require_radiologist(user)
+    seen = _parse_version(version)
+    if action not in (Decision.Action.ACCEPT, Decision.Action.REJECT, Decision.Action.EDIT):
+        raise ReviewError(f"Unknown action {action!r}.")
+    with transaction.atomic():
+        new_version = _claim_version(study, seen)
+        study, report = _load_for_review(study)
+        try:
+            sentence = report.sentences.get(index=int(sentence_index))
+        except (Sentence.DoesNotExist, TypeError, ValueError):
+            raise ReviewError("No such sentence in this report.") from None
+        before, _ = _current_text(study, sentence)
+        flags = _flag_rows(report, sentence)
+        detection = flags[0] if flags else None
+        if action in (Decision.Action.ACCEPT, Decision.Action.REJECT):
+            if not flags:
+                raise ReviewError("This sentence is not flagged; edit it instead.")
+            if detection_id not in (None, ""):
+                detection = _chosen_detection(flags, detection_id)
+        if action == Decision.Action.ACCEPT:
+            after = (selectors.suggestion_of(detection) or "").strip()
+        elif action == Decision.Action.REJECT:
+            after = sentence.text
+        else:
+            after = " ".join((text or "").split())
+            if not after:
+                raise ReviewError("Type the corrected sentence (to remove a flagged sentence, accept its flag).")
+            if len(after) > MAX_SENTENCE_CHARS:
+                raise ReviewError(f"A sentence may have at most {MAX_SENTENCE_CHARS} characters.")
+            if after == before:
+                raise ReviewError("The sentence is unchanged.")
+        decision = Decision.objects.create(
+            study=study, sentence=sentence, detection=detection, action=action,
+            before_text=before, after_text=after, user=user, study_version=seen,
+        )
+        if study.status == Study.Status.SIGNED:
+            # The signed version stays as it is; the study waits for a new sign-off.
+            Study.objects.filter(pk=study.pk).update(status=Study.Status.READY)
+        record_event("review_decision", actor=user, study=study, detail={
+            "decision": decision.pk, "action": action, "sentence": sentence.index,
+            "detection": detection.pk if detection else None, "version": seen,
+        })
+    logger.info("study %s: decision %s (%s) at version %s", study.pk, decision.pk, action, seen)
+    return Outcome(version=new_version, decision=decision)
+
+
+def _chosen_detection(flags: list[Detection], detection_id) -> Detection:
+    """A flag of the sentence, or one of the detections a combined flag merged."""
+    try:
+        wanted = int(detection_id)
+    except (TypeError, ValueError):
+        raise ReviewError("No such detection on this sentence.") from None
+    for flag in flags:
+        if flag.pk == wanted:
+            return flag
+        for source in flag.sources.all():
+            if source.pk == wanted:
+                return source
+    raise ReviewError("No such detection on this sentence.")
+
+
+def undo_last(study: Study, user, *, version) -> Outcome:
+    """Take back the study's latest live decision by appending an UNDO that points at it."""
+    require_radiologist(user)
+    seen = _parse_version(version)
+    with transaction.atomic():
+        new_version = _claim_version(study, seen)
+        study, _report = _load_for_review(study)
+        decisions = list(Decision.objects.filter(study=study).select_related("sentence").order_by("id"))
+        target = derivation.last_undoable(decisions)
+        if target is None:
+            raise ReviewError("There is no decision to undo.")
+        remaining = [d for d in decisions if d.pk != target.pk]
+        previous = derivation.effective_decisions(remaining).get(target.sentence_id)
+        after = previous.after_text if previous else (target.sentence.text if target.sentence else "")
+        decision = Decision.objects.create(
+            study=study, sentence=target.sentence, detection=target.detection, action=Decision.Action.UNDO,
+            before_text=target.after_text, after_text=after, undoes=target, user=user, study_version=seen,
+        )
+        if study.status == Study.Status.SIGNED:
+            Study.objects.filter(pk=study.pk).update(status=Study.Status.READY)
+        record_event("review_undo", actor=user, study=study, detail={
+            "decision": decision.pk, "undoes": target.pk, "undone_action": target.action,
+            "sentence": target.sentence.index if target.sentence else None, "version": seen,
+        })
+    logger.info("study %s: decision %s undone by %s", study.pk, target.pk, decision.pk)
+    return Outcome(version=new_version, decision=decision)
+
+
+def sign(study: Study, user, *, version) -> Outcome:
+    """Sign the final text derived from the decisions, as the study's next version."""
+    from radreview.studies.selectors import study_with_everything
+
+    require_radiologist(user)
+    seen = _parse_version(version)
+    with transaction.atomic():
+        new_version = _claim_version(study, seen)
+        study, _report = _load_for_review(study)
+        state = selectors.review_state(study_with_everything(study.pk))
+        if state.open_flags:
+            count = len(state.open_flags)
+            raise ReviewError(f"{count} flag{'s are' if count != 1 else ' is'} still open: "
+                              "accept, reject or edit every flagged sentence before signing.")
+        if not state.final_text.strip():
+            raise ReviewError("The final report would be empty.")
+        if not state.unsigned_changes:
+            raise ReviewError(f"Version {state.latest_signoff.version} already has exactly this text.")
+        number = (state.latest_signoff.version if state.latest_signoff else 0) + 1
+        report = Report.objects.create(
+            study=study, kind=Report.Kind.FINAL, text=state.final_text,
+            source=f"signed version {number}", created_by=user,
+        )
+        signoff = SignOff.objects.create(
+            study=study, version=number, report=report, signer=user, decision_ids=state.effective_ids,
+            sha256=hashlib.sha256(state.final_text.encode("utf-8")).hexdigest(),
+            sections=[s.as_dict() for s in state.final_sections], study_version=seen,
+        )
+        Study.objects.filter(pk=study.pk).update(status=Study.Status.SIGNED)
+        record_event("report_signed", actor=user, study=study, detail={
+            "version": number, "signoff": signoff.pk, "sha256": signoff.sha256,
+            "decisions": len(state.effective_ids),
+        })
+    logger.info("study %s: signed version %s", study.pk, number)
+    return Outcome(version=new_version, signoff=signoff)
+
+
+def export(signoff: SignOff, fmt: str, user) -> tuple[bytes, str, str]:
+    """The signed version in ``fmt`` ("txt", "fhir" or "sr"): (content, file name, media type).
+
+    Exporting reads; admins may do it too. The text's hash is checked against the sign-off,
+    so a final report altered behind the application's back is never exported as signed.
+    """
+    from . import exports
+
+    builder = exports.BUILDERS.get(fmt)
+    if builder is None:
+        raise ReviewError(f"Unknown export format {fmt!r}.")
+    if hashlib.sha256(signoff.report.text.encode("utf-8")).hexdigest() != signoff.sha256:
+        logger.error("study %s: signed version %s fails its hash check", signoff.study_id, signoff.version)
+        raise ReviewError("The signed text does not match its signature hash; it cannot be exported.")
+    content = builder.build(signoff)
+    record_event("report_exported", actor=user, study=signoff.study, detail={
+        "version": signoff.version, "format": fmt, "bytes": len(content),
+    })
+    return content, builder.filename(signoff), builder.media_type
+
+
+# --- detections ------------------------------------------------------------------------------
+
+
+def store_detections(report: Report, detections: Iterable[types.Detection], *,
+                     flagged: bool = True) -> list[Detection]:
+    """Store one detector's detections on a report (for the detection stages, inside their
+    store transaction) and note them in the audit trail."""
+    sentences = {s.index: s for s in report.sentences.all()}
+    rows = Detection.objects.bulk_create(
+        Detection(
+            report=report, sentence=sentences.get(d.sentence_index), sentence_index=d.sentence_index,
+            start=d.start, end=d.end, detector=d.detector, explanation=d.explanation, harm=d.harm.value,
+            confidence=d.confidence, evidence=d.evidence, suggestion=d.suggestion, flagged=flagged,
+            prompt_version=d.prompt_version or "", model_name=d.model or "",
+        )
+        for d in detections
+    )
+    by_detector: dict[str, int] = {}
+    for row in rows:
+        by_detector[row.detector] = by_detector.get(row.detector, 0) + 1
+    for detector, count in sorted(by_detector.items()):
+        record_event("flags_raised", study=report.study, detail={
+            "detector": detector, "detections": count, "flagged": count if flagged else 0,
+        })
+    return rows
