@@ -5,6 +5,8 @@ from radreview.accounts.views import admin_login
 
 urlpatterns = [
     path("", include("radreview.studies.urls")),
+    path("", include("radreview.review.urls")),
+    path("", include("radreview.audit.urls")),
     path("accounts/", include("radreview.accounts.urls")),
     path("admin/login/", admin_login),
     path("admin/", admin.site.urls),

@@ -6,6 +6,7 @@ from django.views.decorators.http import require_POST
 
 from radreview.jobs import services as jobs
 from radreview.jobs.models import Job
+from radreview.review.views import review_context
 
 from . import selectors
 from .forms import UploadForm
@@ -18,8 +19,13 @@ WORKLIST_PAGE_SIZE = 25
 
 
 def worklist(request):
-    page = Paginator(selectors.studies_for_worklist(), WORKLIST_PAGE_SIZE).get_page(request.GET.get("page"))
-    context = {"page": page, "polling": any(not selectors.is_finished(s) for s in page)}
+    filters = selectors.WorklistFilters.from_query(request.GET)
+    studies = selectors.studies_for_worklist(filters, user=request.user)
+    page = Paginator(studies, WORKLIST_PAGE_SIZE).get_page(request.GET.get("page"))
+    context = {
+        "page": page, "filters": filters, "statuses": Study.Status.choices,
+        "polling": any(not selectors.is_finished(s) for s in page),
+    }
     template = "studies/_worklist_rows.html" if request.htmx else "studies/worklist.html"
     return render(request, template, context)
 
@@ -60,6 +66,9 @@ def detail(request, pk: int):
         "sections": selectors.sections_of(report) if report else [],
         "finished": selectors.is_finished(study),
     }
+    if report is not None and context["sections"]:
+        # Once the report is parsed, the study page is the review page.
+        context.update(review_context(request, study))
     return render(request, "studies/detail.html", context)
 
 

@@ -1,0 +1,85 @@
+"""Reads of the audit trail, with the filters the trail pages offer."""
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from django.contrib.auth import get_user_model
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from .models import AuditEvent
+
+
+def _date(value: str | None) -> dt.date | None:
+    try:
+        return dt.date.fromisoformat(value) if value else None
+    except ValueError:
+        return None
+
+
+def _int(value: str | None) -> int | None:
+    try:
+        return int(value) if value else None
+    except ValueError:
+        return None
+
+
+@dataclass(frozen=True)
+class AuditFilters:
+    """Filters from a query string; values that do not parse are ignored."""
+
+    action: str = ""
+    user: int | None = None
+    date_from: dt.date | None = None
+    date_to: dt.date | None = None  # inclusive
+    study: int | None = None
+
+    @classmethod
+    def from_query(cls, query) -> AuditFilters:
+        return cls(
+            action=query.get("action", "").strip()[:64],
+            user=_int(query.get("user")),
+            date_from=_date(query.get("from")),
+            date_to=_date(query.get("to")),
+            study=_int(query.get("study")),
+        )
+
+    @property
+    def active(self) -> bool:
+        return any((self.action, self.user, self.date_from, self.date_to, self.study))
+
+
+def _start_of(day: dt.date) -> dt.datetime:
+    return timezone.make_aware(dt.datetime.combine(day, dt.time.min))
+
+
+def events(filters: AuditFilters, *, study_id: int | None = None) -> QuerySet[AuditEvent]:
+    """Events, newest first; ``study_id`` pins the trail to one study."""
+    queryset = AuditEvent.objects.select_related("actor").order_by("-created_at", "-id")
+    study = study_id if study_id is not None else filters.study
+    if study is not None:
+        queryset = queryset.filter(study_id=study)
+    if filters.action:
+        queryset = queryset.filter(action=filters.action)
+    if filters.user is not None:
+        queryset = queryset.filter(actor_id=filters.user)
+    if filters.date_from:
+        queryset = queryset.filter(created_at__gte=_start_of(filters.date_from))
+    if filters.date_to:
+        queryset = queryset.filter(created_at__lt=_start_of(filters.date_to + dt.timedelta(days=1)))
+    return queryset
+
+
+def actions(study_id: int | None = None) -> list[str]:
+    queryset = AuditEvent.objects.all()
+    if study_id is not None:
+        queryset = queryset.filter(study_id=study_id)
+    return sorted(set(queryset.values_list("action", flat=True).order_by().distinct()))
+
+
+def actors(study_id: int | None = None):
+    User = get_user_model()
+    if study_id is None:
+        return User.objects.order_by("username")
+    return User.objects.filter(audit_events__study_id=study_id).distinct().order_by("username")

@@ -1,0 +1,180 @@
+// The review page: select sentences, keyboard shortcuts, the inline editor, and keeping the
+// reviewer's place when htmx swaps in a fresh review region. Framework-free on purpose.
+(() => {
+  "use strict";
+
+  let selected = null; // index of the selected sentence (a string, as in data-index)
+  let decidedAt = null; // index of the sentence the last decision request was about
+
+  const region = () => document.getElementById("review");
+  const sentenceEl = (index) => document.getElementById(`sentence-${index}`);
+  const flagged = () => Array.from(document.querySelectorAll("#review .sent[data-flag]"));
+  const openFlags = () => Array.from(document.querySelectorAll("#review .sent.flag-open"));
+  const editing = () => document.querySelector("#review .sentence-editor:not([hidden])");
+
+  function select(index, { focus = true } = {}) {
+    const sent = index === null ? null : sentenceEl(index);
+    document.querySelectorAll("#review .sent.selected").forEach((el) => el.classList.remove("selected"));
+    document.querySelectorAll("#review .panel").forEach((panel) => { panel.hidden = true; });
+    const empty = document.getElementById("panel-empty");
+    if (!sent) {
+      selected = null;
+      if (empty) empty.hidden = false;
+      return;
+    }
+    selected = String(index);
+    sent.classList.add("selected");
+    sent.setAttribute("aria-current", "true");
+    const panel = document.getElementById(`panel-${index}`);
+    if (panel) panel.hidden = false;
+    if (empty) empty.hidden = true;
+    if (focus) {
+      sent.focus({ preventScroll: true });
+      sent.scrollIntoView({ block: "nearest" });
+    }
+  }
+
+  function move(step) {
+    const list = flagged();
+    if (!list.length) return;
+    const at = list.findIndex((el) => el.dataset.index === selected);
+    const next = at === -1 ? (step > 0 ? 0 : list.length - 1) : Math.min(list.length - 1, Math.max(0, at + step));
+    select(list[next].dataset.index);
+  }
+
+  function nextOpenAfter(index) {
+    const open = openFlags();
+    if (!open.length) return index;
+    const after = open.find((el) => Number(el.dataset.index) > Number(index));
+    return (after || open[0]).dataset.index;
+  }
+
+  function press(action) {
+    if (selected === null) return;
+    const button = document.querySelector(`#panel-${selected} [data-action="${action}"]`);
+    if (button && !button.disabled) button.click();
+  }
+
+  function openEditor(index) {
+    const form = document.getElementById(`editor-${index}`);
+    if (!form) return;
+    closeEditors();
+    select(index, { focus: false });
+    sentenceEl(index)?.classList.add("being-edited");
+    form.hidden = false;
+    const area = form.querySelector("textarea");
+    area.focus();
+    area.setSelectionRange(area.value.length, area.value.length);
+  }
+
+  function closeEditors() {
+    document.querySelectorAll("#review .sentence-editor").forEach((form) => {
+      if (form.hidden) return;
+      form.hidden = true;
+      form.reset();
+      sentenceEl(form.dataset.index)?.classList.remove("being-edited");
+    });
+  }
+
+  function typingIn(target) {
+    return target instanceof HTMLElement &&
+      (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName));
+  }
+
+  document.addEventListener("keydown", (event) => {
+    if (!region()) return;
+    if (event.target instanceof HTMLTextAreaElement && event.target.closest(".sentence-editor")) {
+      if (event.key === "Escape") {
+        event.preventDefault();
+        const index = event.target.closest(".sentence-editor").dataset.index;
+        closeEditors();
+        select(index);
+      } else if (event.key === "Enter" && !event.shiftKey) {
+        event.preventDefault();
+        event.target.form.requestSubmit();
+      }
+      return;
+    }
+    if (typingIn(event.target) || event.ctrlKey || event.metaKey || event.altKey) return;
+    const keys = {
+      j: () => move(1), ArrowDown: () => move(1), ArrowRight: () => move(1),
+      k: () => move(-1), ArrowUp: () => move(-1), ArrowLeft: () => move(-1),
+      a: () => press("accept"), r: () => press("reject"),
+      e: () => { if (selected !== null) openEditor(selected); },
+      u: () => { const undo = document.getElementById("undo"); if (undo && !undo.disabled) undo.click(); },
+    };
+    const handler = keys[event.key];
+    if (handler) {
+      event.preventDefault();
+      handler();
+    }
+  });
+
+  document.addEventListener("click", (event) => {
+    const target = event.target instanceof Element ? event.target : null;
+    if (!target || !region()) return;
+    const edit = target.closest("[data-action=edit]");
+    if (edit) return openEditor(edit.dataset.index);
+    if (target.closest("[data-cancel]")) {
+      const index = target.closest(".sentence-editor").dataset.index;
+      closeEditors();
+      return select(index);
+    }
+    const related = target.closest("a.related");
+    if (related) {
+      event.preventDefault();
+      return select(related.dataset.index);
+    }
+    const sent = target.closest("#review .sent");
+    if (sent) select(sent.dataset.index, { focus: false });
+  });
+
+  document.addEventListener("focusin", (event) => {
+    const sent = event.target instanceof Element && event.target.closest("#review .sent");
+    if (sent && sent.dataset.index !== selected) select(sent.dataset.index, { focus: false });
+  });
+
+  // A conflict (409) or a refused action (422) still brings the up-to-date region and its message.
+  document.addEventListener("htmx:beforeSwap", (event) => {
+    const status = event.detail.xhr.status;
+    if ((status === 409 || status === 422) && event.detail.target?.id === "review") {
+      event.detail.shouldSwap = true;
+      event.detail.isError = false;
+    }
+  });
+
+  document.addEventListener("htmx:beforeRequest", (event) => {
+    const elt = event.detail.elt;
+    if (elt.id === "review-poll") {
+      // Never replace the region under a reviewer who is typing.
+      if (editing()) event.preventDefault();
+      return;
+    }
+    if (!elt.closest || !elt.closest("#review")) return;
+    const vals = elt.getAttribute("hx-vals");
+    try {
+      const parsed = vals ? JSON.parse(vals) : {};
+      decidedAt = parsed.sentence !== undefined ? String(parsed.sentence) : null;
+    } catch (_) {
+      decidedAt = null;
+    }
+  });
+
+  document.addEventListener("htmx:afterSwap", (event) => {
+    if (event.detail.target?.id !== "review" && !(event.detail.elt && event.detail.elt.id === "review")) return;
+    const status = event.detail.xhr?.status;
+    let index = selected;
+    if (decidedAt !== null && status === 200) index = nextOpenAfter(decidedAt);
+    decidedAt = null;
+    select(index !== null && sentenceEl(index) ? index : null, { focus: index !== null });
+  });
+
+  function start() {
+    if (!region()) return;
+    const first = openFlags()[0] || flagged()[0];
+    if (first) select(first.dataset.index, { focus: false });
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();
