@@ -49,10 +49,11 @@ class RuleExtractor:
 
     def __init__(self) -> None:
         try:
-            from workers.nlp import extract_graph
+            from workers.nlp.graph import extract_graph
         except ImportError as exc:
             raise BackendLoadError("RADREVIEW_EXTRACTOR: the built-in extractor "
-                                   f"(workers.nlp.extract_graph) is missing: {exc}") from exc
+                                   f"(workers.nlp.graph.extract_graph) is missing: {exc}"
+                                   ) from exc
         self._extract = extract_graph
 
     def extract(self, text: str) -> Any:

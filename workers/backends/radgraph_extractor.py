@@ -110,7 +110,7 @@ def check_radgraph_folder(path: Path, model_type: str) -> list[str]:
 
 
 class RadGraphExtractor:
-    """``Extractor`` over ``radgraph.RadGraph``; graphs converted by ``workers.nlp``."""
+    """``Extractor`` over ``radgraph.RadGraph``; graphs converted by ``workers.nlp.graph``."""
 
     def __init__(self, spec: BackendSpec) -> None:
         problem = compatibility_problem()
@@ -143,6 +143,6 @@ class RadGraphExtractor:
         return result["0"]
 
     def extract(self, text: str) -> Any:
-        from workers.nlp import graph_from_radgraph
+        from workers.nlp.graph import graph_from_radgraph
 
         return graph_from_radgraph(self.annotate(text), text)

@@ -1,10 +1,7 @@
 """The built-in engines behind the role interfaces (workers.imaging, workers.nlp)."""
 from __future__ import annotations
 
-import importlib.util
-
 import numpy as np
-import pytest
 
 from workers.backends import registry
 from workers.backends.builtin import AppearanceDescriptorEncoder, RuleExtractor
@@ -27,18 +24,16 @@ def test_appearance_descriptor_as_image_encoder():
     assert registry.describe()[3].learned is False
 
 
-def _has_rule_extractor() -> bool:
-    if importlib.util.find_spec("workers.nlp") is None:
-        return False
-    import workers.nlp
-
-    return hasattr(workers.nlp, "extract_graph")
-
-
-@pytest.mark.skipif(not _has_rule_extractor(), reason="workers.nlp.extract_graph not there yet")
 def test_rule_engine_as_extractor():
+    from workers.nlp.graph import Graph
+
     registry.configure({})
     model = registry.extractor()
     assert isinstance(model, RuleExtractor)
-    graph = model.extract("Small left pleural effusion. No pneumothorax.")
-    assert graph is not None
+    text = "Small left pleural effusion. No pneumothorax."
+    graph = model.extract(text)
+    assert isinstance(graph, Graph) and graph.text == text
+    labels = {entity.label for entity in graph.entities}
+    assert {"OBS-DP", "OBS-DA"} <= labels
+    result = registry.probe("extractor")
+    assert result.ok and "entities in a three-sentence test report" in result.detail

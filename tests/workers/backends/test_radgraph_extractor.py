@@ -99,7 +99,11 @@ def test_loads_a_local_folder_without_download_when_the_api_is_there(tmp_path, m
     configure({"extractor": setting})
     extractor = RadGraphExtractor(parse_spec("extractor", setting))
     assert extractor.name == "radgraph-xl"
-    annotation = extractor.annotate("There is a small left pleural effusion. No pneumothorax.")
+    text = "There is a small left pleural effusion. No pneumothorax."
+    annotation = extractor.annotate(text)
     assert annotation["text"].startswith("There is a small left pleural effusion")
     labels = {entity["label"] for entity in annotation["entities"].values()}
     assert labels and labels <= {"ANAT-DP", "OBS-DP", "OBS-U", "OBS-DA"}
+    graph = extractor.extract(text)  # converted by workers.nlp.graph.graph_from_radgraph
+    assert graph.text == text and len(graph.entities) == len(annotation["entities"])
+    assert all(text[entity.start:entity.end] == entity.tokens for entity in graph.entities)
