@@ -101,7 +101,9 @@ class TransformersGenerator:
         messages = [{"role": "user",
                      "content": study_content(images, prompt, lambda _: {"type": "image"})}]
         text = render_chat(self.processor, messages)
-        encoded = self.processor(images=[to_pil_rgb(image.pixels) for image in images],
+        # One sample holding all of the study's images: the nested form every processor reads
+        # that way (a flat list is a batch of single-image samples to some of them).
+        encoded = self.processor(images=[[to_pil_rgb(image.pixels) for image in images]],
                                  text=[text], return_tensors="pt")
         inputs = {key: self._to_device(value) for key, value in encoded.items()}
         greedy = temperature <= 0
