@@ -14,4 +14,5 @@ urlpatterns = [
     path("auth/token/", ThrottledObtainAuthToken.as_view(), name="api-token"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("", include("radreview.studies.api")),
+    path("", include("radreview.review.api")),
 ]

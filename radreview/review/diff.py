@@ -23,8 +23,9 @@ def _tokens(text: str) -> list[str]:
 def word_diff(before: str, after: str) -> list[Piece]:
     """Pieces that turn ``before`` into ``after``, word by word (punctuation is its own word).
 
-    Joining the equal and delete pieces gives ``before``; the equal and insert pieces give
-    ``after``. Whitespace changes alone are not reported as differences.
+    Joining the equal and delete pieces gives ``before`` and the equal and insert pieces give
+    ``after`` (equal pieces carry ``after``'s spacing: a change of whitespace alone is not a
+    difference).
     """
     a, b = _tokens(before), _tokens(after)
     matcher = difflib.SequenceMatcher(

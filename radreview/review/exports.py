@@ -144,8 +144,9 @@ DEFAULT_SECTION_CODE = ("Summary", "Comment")
 
 
 def _dicom_name(name: str) -> str:
+    """"Given Family" as DICOM's "Family^Given"; a single word (a login) as "word^"."""
     parts = name.split()
-    return f"{parts[-1]}^{' '.join(parts[:-1])}" if len(parts) > 1 else name
+    return f"{parts[-1]}^{' '.join(parts[:-1])}" if len(parts) > 1 else f"{name}^"
 
 
 def _dicom_sex(sex: str) -> str:
