@@ -174,6 +174,10 @@ def pipeline():
             terminated_by = {NEGATED}
         rules.append(ConTextRule(literal, category, direction=direction, max_scope=max_scope,
                                  terminated_by=terminated_by))
+    # Every cue is a phrase, so ConText's token Matcher would be empty and spaCy would warn
+    # (W036) on every document; one token pattern that cannot match keeps it quiet.
+    rules.append(ConTextRule("<no cue>", PSEUDO, direction="PSEUDO",
+                             pattern=[{"ORTH": "\u2400no-cue\u2400"}]))
     context.add(rules)
     return nlp, context
 

@@ -19,10 +19,11 @@
    prior", ...) that the report does not make.
 4. None: a positive finding absent from the report, or a contradiction.
 5. A sentence with several findings takes its weakest verdict.
-6. A sentence with no finding ("PA and lateral views were obtained"): complete when it names
-   no disease-like term outside the vocabulary and makes no comparison (there is nothing to
-   hallucinate); partial when it refers to a prior exam; when it names an unknown disease-like
-   term ("cirrhosis"), complete if the report names the same term, else none.
+6. A sentence with no finding ("PA and lateral views were obtained"): complete when it makes
+   no comparison (there is nothing to hallucinate); partial when it refers to a prior exam.
+7. A disease-like term outside the vocabulary ("cirrhosis", workers/nlp/radiographic.py) is
+   a finding of its own: negated ("no cirrhosis") it is entailed like any negative finding;
+   affirmed, it is not entailed unless the report names the same term.
 
 Only the report's image sections count (FINDINGS, IMPRESSION, unlabelled text). Findings are
 cached per text, and verdicts per (sentence, report) pair, so RadFlag's ten calls per sentence
@@ -34,7 +35,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from workers.nlp.findings import ABSENT, IMAGE_SECTIONS, PRESENT, UNCERTAIN, Finding, findings_tuple
+from workers.nlp.findings import ABSENT, IMAGE_SECTIONS, PRESENT, Finding, findings_tuple
 from workers.nlp.radiographic import out_of_domain_terms
 from workers.nlp.sections import ParsedReport
 from workers.nlp.vocabulary import ancestors, comparison_cue, similar
@@ -156,20 +157,38 @@ def _finding_verdict(s: Finding, report: tuple[Finding, ...]) -> tuple[str, str]
     return _positive(s, report)
 
 
+def _unknown_terms(sentence: str, report_text: str) -> tuple[str, str] | None:
+    """The verdict on disease-like terms outside the vocabulary ("cirrhosis"): a negated one is
+    a negative finding (entailed), an affirmed one must be named by the report."""
+    missing = []
+    for term in out_of_domain_terms(sentence):
+        if _NEGATED_TERM_RE(term).search(sentence):
+            continue
+        if term.lower() not in report_text.lower():
+            missing.append(term)
+    if missing:
+        return NONE, f"names {', '.join(missing)}, which the report does not"
+    return None
+
+
+def _NEGATED_TERM_RE(term: str) -> re.Pattern:
+    return re.compile(r"\b(?:no|without|negative for|free of|not|nor)\b[^.;]*?\b"
+                      + re.escape(term) + r"\b", re.IGNORECASE)
+
+
 @lru_cache(maxsize=65536)
 def _entail(sentence: str, report_text: str) -> Entailment:
     report = _image_findings(report_text)
     own = findings_tuple(sentence)
     lower = sentence.lower()
+    unknown = _unknown_terms(sentence, report_text)
     if not own:
+        if unknown:
+            return Entailment(*unknown)
+        if out_of_domain_terms(sentence):
+            return Entailment(COMPLETE, "a negative statement the report does not contradict")
         if _PRIOR_RE.search(lower):
             return Entailment(PARTIAL, "no finding; refers to a prior exam")
-        unknown = out_of_domain_terms(sentence)
-        if unknown:
-            missing = [t for t in unknown if t.lower() not in report_text.lower()]
-            if missing:
-                return Entailment(NONE, f"names {', '.join(missing)}, which the report does not")
-            return Entailment(COMPLETE, f"names {', '.join(unknown)}, as the report does")
         return Entailment(COMPLETE, "states no finding")
 
     verdict, reasons = COMPLETE, []
@@ -179,17 +198,16 @@ def _entail(sentence: str, report_text: str) -> Entailment:
             verdict, reasons = v, [why]
         elif v == verdict:
             reasons.append(why)
+    if unknown and _RANK[unknown[0]] < _RANK[verdict]:
+        return Entailment(*unknown)
     if verdict == COMPLETE and comparison_cue(lower) and _PRIOR_RE.search(lower):
         if not any(r.comparison for r in report):
             return Entailment(PARTIAL, "refers to a prior exam that the report does not mention")
+    if verdict == COMPLETE and all(s.status == ABSENT for s in own):
+        return Entailment(COMPLETE, "nothing in the report contradicts it")
     return Entailment(verdict, "; ".join(dict.fromkeys(reasons)))
 
 
 def entail(sentence: str, report: str | ParsedReport) -> Entailment:
     """Whether ``report`` completely, partially or not at all entails ``sentence``."""
     return _entail(sentence, _report_text(report))
-
-
-def uncertain_is_hedge(status: str) -> bool:
-    """Whether a status hedges (used by callers that weigh partial support)."""
-    return status == UNCERTAIN

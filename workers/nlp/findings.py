@@ -112,7 +112,12 @@ def _clause(lower: str, start: int, end: int) -> tuple[int, int]:
     return left, right
 
 
+_BOTH_SIDES_RE = re.compile(r"\b(?:right|left) (?:greater|more|worse) than (?:left|right)\b")
+
+
 def _laterality(text: str) -> str | None:
+    if _BOTH_SIDES_RE.search(text):
+        return "bilateral"
     sides = set()
     for m in LATERALITY_RE.finditer(text):
         sides.add(m.lastgroup)

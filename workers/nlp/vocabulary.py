@@ -257,12 +257,13 @@ CONCEPTS: tuple[Concept, ...] = (
        r"collapsed (?:\w+ )?(?:lungs?|lobes?)"),
     _c("edema", LUNGS, "Edema",
        r"(?:pulmonary |interstitial |alveolar |airspace |perihilar )?edema",
-       r"(?:pulmonary )?(?:vascular |venous )?congestion", r"congestive (?:heart )?failure",
+       r"congestive (?:heart )?failure",
        r"(?:heart|cardiac) failure", r"chf", r"fluid overload", r"cephalization",
        r"kerley(?: b)? lines", r"(?:pulmonary )?vascular (?:engorgement|redistribution)",
        r"indistinct(?:ness of the)? (?:pulmonary )?vascula(?:r markings|ture)",
        lung=True),
     _c("vascular congestion", LUNGS, "Edema",
+       r"(?:pulmonary )?(?:vascular |venous )?congestion",
        r"(?:pulmonary |central )?vascular (?:prominence|fullness|congestive changes?)",
        r"prominen(?:ce|t) (?:of )?(?:the )?(?:central |upper lobe |pulmonary )*(?:vasculature|"
        r"vascularity|vessels|vascular markings)",
@@ -623,18 +624,28 @@ COMPARATIVE_RE = re.compile(
     re.IGNORECASE)
 
 
+# When a sentence has several cues, the one that says most wins ("interval improvement":
+# improved); "interval" and "compared" only say that there was a prior exam.
+_CUE_PRIORITY = ("resolved", "new", "worsened", "improved", "increased", "decreased",
+                 "unchanged", "stable", "again", "persistent", "changed", "interval", "compared")
+_TIME_RE = re.compile(r"\b(?:interval|since|prior|previous|compared|comparison|now|from|"
+                      r"earlier|recent)\b")
+
+
 def comparison_cue(text: str) -> str | None:
     """The normalised comparison cue of a lower-cased text fragment, or None."""
-    m = COMPARISON_RE.search(text)
-    if not m:
-        return None
-    word = " ".join(m.group().split())
-    # "increased opacity" is a description unless the text points at time ("interval", "since")
-    if word in ("increased", "increase", "decreased", "decrease", "new", "change", "changed") \
-            and not re.search(r"\b(?:interval|since|prior|previous|compared|comparison|now|"
-                              r"from|earlier|recent)\b", text) and word not in ("new",):
-        return None
-    return _CUE_FORMS[word]
+    cues = set()
+    timed = None
+    for m in COMPARISON_RE.finditer(text):
+        word = " ".join(m.group().split())
+        # "increased opacity" is a description unless the text points at time ("since")
+        if word in ("increased", "increase", "decreased", "decrease", "change", "changed"):
+            if timed is None:
+                timed = bool(_TIME_RE.search(text))
+            if not timed:
+                continue
+        cues.add(_CUE_FORMS[word])
+    return next((c for c in _CUE_PRIORITY if c in cues), None)
 
 
 # ---- normal statements -------------------------------------------------------------------------

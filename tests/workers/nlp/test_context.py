@@ -1,0 +1,96 @@
+"""Negation and uncertainty: every cue family of workers/nlp/context.py on real wording."""
+import pytest
+
+from workers.nlp.context import rule_conflicts
+from workers.nlp.findings import extract_findings
+
+
+def status_of(text, observation):
+    statuses = [f.status for f in extract_findings(text)
+                if f.observation == observation and not f.implied]
+    assert statuses, f"{observation} not found in {text!r}"
+    return statuses[0]
+
+
+@pytest.mark.parametrize("text, observation, status", [
+    # plain affirmation
+    ("There is a small left pleural effusion.", "pleural effusion", "present"),
+    ("Cardiomegaly.", "cardiomegaly", "present"),
+    # forward negation cues
+    ("No pneumothorax.", "pneumothorax", "absent"),
+    ("There is no pleural effusion.", "pleural effusion", "absent"),
+    ("Lungs are clear without focal consolidation.", "consolidation", "absent"),
+    ("Negative for pneumothorax.", "pneumothorax", "absent"),
+    ("No evidence of pneumonia.", "pneumonia", "absent"),
+    ("No radiographic evidence of edema.", "edema", "absent"),
+    ("Free of effusion.", "pleural effusion", "absent"),
+    ("Absence of pneumothorax.", "pneumothorax", "absent"),
+    ("Interval resolution of the left effusion.", "pleural effusion", "absent"),
+    ("Interval removal of the chest tube.", "chest tube", "absent"),
+    ("There is not a pneumothorax.", "pneumothorax", "absent"),
+    ("Neither effusion nor pneumothorax.", "pneumothorax", "absent"),
+    # backward negation cues
+    ("Pneumothorax is not seen.", "pneumothorax", "absent"),
+    ("A pleural effusion is not identified.", "pleural effusion", "absent"),
+    ("Focal consolidation is not visualized.", "consolidation", "absent"),
+    ("The left effusion has resolved.", "pleural effusion", "absent"),
+    ("The endotracheal tube has been removed.", "endotracheal tube", "absent"),
+    ("Pneumothorax: none.", "pneumothorax", "absent"),
+    ("Pulmonary vascular engorgement appears within normal limits.", "edema", "absent"),
+    # negation scope across a list
+    ("No focal consolidation, pleural effusion, or pneumothorax.", "consolidation", "absent"),
+    ("No focal consolidation, pleural effusion, or pneumothorax.", "pleural effusion", "absent"),
+    ("No focal consolidation, pleural effusion, or pneumothorax.", "pneumothorax", "absent"),
+    ("The lungs are clear without evidence of focal airspace disease, pleural effusion, or "
+     "pneumothorax.", "pneumothorax", "absent"),
+    # scope ends: terminators and affirmations of another finding
+    ("No pleural effusion, but there is a small pneumothorax.", "pneumothorax", "present"),
+    ("No effusion; small right pneumothorax.", "pneumothorax", "present"),
+    ("No pneumothorax is seen and there is mild cardiomegaly.", "cardiomegaly", "present"),
+    ("No pneumothorax, possible small effusion.", "pleural effusion", "uncertain"),
+    ("No pneumothorax, possible small effusion.", "pneumothorax", "absent"),
+    # pseudo-negations are no negation
+    ("No change in the moderate cardiomegaly.", "cardiomegaly", "present"),
+    ("Mild atelectasis without significant interval change.", "atelectasis", "present"),
+    ("No focal opacity to suggest pneumonia.", "pneumonia", "absent"),
+    # uncertainty, forward and backward
+    ("Possible small left pleural effusion.", "pleural effusion", "uncertain"),
+    ("Opacity may represent atelectasis.", "atelectasis", "uncertain"),
+    ("Findings could reflect early edema.", "edema", "uncertain"),
+    ("Questionable right lower lobe nodule.", "nodule", "uncertain"),
+    ("Findings concerning for pneumonia.", "pneumonia", "uncertain"),
+    ("Suspicious for a mass.", "mass", "uncertain"),
+    ("Pneumonia cannot be excluded.", "pneumonia", "uncertain"),
+    ("A small effusion can not be ruled out.", "pleural effusion", "uncertain"),
+    ("Cannot exclude a small pneumothorax.", "pneumothorax", "uncertain"),
+    ("Atelectasis versus pneumonia.", "atelectasis", "uncertain"),
+    ("Atelectasis versus pneumonia.", "pneumonia", "uncertain"),
+    ("Question small bilateral pleural effusions.", "pleural effusion", "uncertain"),
+    ("There is suggestion of minimal atelectasis.", "atelectasis", "uncertain"),
+    ("Pneumonia is in the differential.", "pneumonia", "uncertain"),
+    ("In the appropriate clinical setting this is compatible with pneumonia.", "pneumonia",
+     "uncertain"),
+    ("Heart size is at the upper limits of normal.", "cardiomegaly", "uncertain"),
+    ("Opacity may be compatible with pneumonia.", "pneumonia", "uncertain"),
+    # probability cues read as present (PROBABLE_STATUS)
+    ("Opacity, likely atelectasis.", "atelectasis", "present"),
+    ("Findings consistent with pulmonary edema.", "edema", "present"),
+    ("Infiltrate compatible with pneumonia.", "pneumonia", "present"),
+    # clinical questions and recommendations
+    ("Evaluate for pneumonia.", "pneumonia", "uncertain"),
+    ("Recommend follow-up to exclude an underlying mass.", "mass", "uncertain"),
+    ("Correlate clinically for infection.", "pneumonia", "uncertain"),
+])
+def test_assertion_status(text, observation, status):
+    assert status_of(text, observation) == status
+
+
+def test_no_rule_literal_is_listed_twice():
+    assert rule_conflicts() == []
+
+
+def test_pyrush_logger_is_silenced():
+    import logging
+
+    extract_findings("No pneumothorax.")
+    assert logging.getLogger("PyRuSH").disabled

@@ -1,0 +1,43 @@
+"""The vocabulary of what a chest radiograph can show."""
+import pytest
+
+from workers.nlp.radiographic import is_radiographic, out_of_domain_terms, radiographic_status
+
+
+@pytest.mark.parametrize("text", [
+    "pleural effusion", "granuloma", "atelectasis", "mild scoliosis", "left lower lobe pneumonia",
+    "There is a small left pleural effusion.", "PA and lateral views were obtained.",
+    "Calcified mediastinal lymph nodes.", "Differential diagnosis includes pneumonia.",
+    "Cardiomyopathy", "hiatal hernia", "emphysema",
+])
+def test_radiographic(text):
+    assert is_radiographic(text)
+    assert out_of_domain_terms(text) == []
+
+
+@pytest.mark.parametrize("text, term", [
+    ("No cirrhosis or effusions.", "cirrhosis"),
+    ("gastric ulcer", "gastric"),
+    ("pharyngitis", "pharyngitis"),
+    ("migraine", "migraine"),
+    ("Findings of appendicitis.", "appendicitis"),
+    ("Renal cyst.", "Renal"),
+    ("glomerulonephritis", "glomerulonephritis"),   # shape: -itis
+    ("hepatic steatosis", "hepatic"),
+])
+def test_out_of_domain(text, term):
+    assert not is_radiographic(text)
+    assert term in out_of_domain_terms(text)
+
+
+def test_borderline_diagnoses():
+    assert radiographic_status("aspergillosis") == "borderline"
+    assert is_radiographic("aspergillosis")
+    assert not is_radiographic("aspergillosis", strict=True)
+    assert out_of_domain_terms("Possible aspergillosis.", strict=True) == ["aspergillosis"]
+
+
+def test_unknown_words_are_not_flagged():
+    assert radiographic_status("hello world") == "unknown"
+    assert is_radiographic("hello world")
+    assert out_of_domain_terms("Diagnosis and prognosis discussed.") == []
