@@ -4,6 +4,7 @@ The public API (docs/nlp.md describes each function and its rules):
 
     parse_report(text) -> ParsedReport             sections and sentences with spans
     extract_findings(report) -> list[Finding]      observation, status, side, size, place, ...
+    findings_by_sentence(report), sentence_categories(report)   per-sentence views
     chexpert_labels(findings) -> dict               the 14 CheXpert labels, 1 / 0 / -1 / None
     entail(sentence, report) -> Entailment          RadFlag's complete / partial / none
     extract_graph(text) -> Graph                    RadGraph-schema entities and relations
@@ -16,9 +17,9 @@ The public API (docs/nlp.md describes each function and its rules):
 
 Importing the package is cheap: spaCy and medspacy load on the first extraction.
 """
-from workers.nlp.categories import category_of
+from workers.nlp.categories import category_of, sentence_categories
 from workers.nlp.entailment import Entailment, entail
-from workers.nlp.findings import Finding, extract_findings
+from workers.nlp.findings import Finding, extract_findings, findings_by_sentence
 from workers.nlp.graph import Entity, Graph, Relation, extract_graph, graph_from_radgraph, graph_phrases
 from workers.nlp.harm import harm_of
 from workers.nlp.labels import LABELS, chexpert_labels
@@ -30,7 +31,7 @@ from workers.nlp.batch import label_file
 __all__ = [
     "COMPARATIVE_TERMS", "Entailment", "Entity", "Finding", "Graph", "LABELS", "ParsedReport",
     "Relation", "Section", "Sentence", "category_of", "chexpert_labels", "entail",
-    "extract_findings", "extract_graph", "find_comparisons", "graph_from_radgraph",
+    "extract_findings", "extract_graph", "findings_by_sentence", "sentence_categories", "find_comparisons", "graph_from_radgraph",
     "graph_phrases", "harm_of", "is_radiographic", "key_phrases", "label_file",
     "out_of_domain_terms", "parse_report", "radiographic_status", "remove_comparisons",
 ]

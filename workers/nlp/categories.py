@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 
-from workers.nlp.findings import Finding, findings_tuple
+from workers.nlp.findings import Finding, findings_by_sentence, findings_tuple
+from workers.nlp.sections import ParsedReport, as_parsed
 from workers.nlp.vocabulary import (
     CARDIOMEDIASTINAL, DEVICES, LUNGS, MUSCULOSKELETAL, OTHER, PLEURA,
 )
@@ -60,12 +61,24 @@ def category_by_keywords(text: str) -> str:
     return _first(c for c, regex in _KEYWORD_RES.items() if regex.search(lower))
 
 
+def _from_findings(findings, text: str) -> str:
+    explicit = [f for f in findings if not f.implied]
+    if explicit:
+        stated = [f for f in explicit if f.status != "absent"] or explicit
+        return _first(f.category for f in stated)
+    return category_by_keywords(text)
+
+
 def category_of(sentence_or_finding: str | Finding) -> str:
     """"Devices", "Cardiomediastinal", "Lungs", "Musculoskeletal", "Pleura" or "Other"."""
     if isinstance(sentence_or_finding, Finding):
         return sentence_or_finding.category
-    explicit = [f for f in findings_tuple(sentence_or_finding) if not f.implied]
-    if explicit:
-        stated = [f for f in explicit if f.status != "absent"] or explicit
-        return _first(f.category for f in stated)
-    return category_by_keywords(sentence_or_finding)
+    return _from_findings(findings_tuple(sentence_or_finding), sentence_or_finding)
+
+
+def sentence_categories(report: str | ParsedReport) -> dict[int, str]:
+    """The category of every sentence of ``report``, from the report's own findings (the
+    sentence read in its report, not alone)."""
+    parsed = as_parsed(report)
+    grouped = findings_by_sentence(parsed)
+    return {s.index: _from_findings(grouped[s.index], s.text) for s in parsed.sentences}

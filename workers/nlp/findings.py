@@ -280,3 +280,12 @@ def findings_tuple(report: str | ParsedReport) -> tuple[Finding, ...]:
     """Like ``extract_findings`` but the cached tuple itself (no copy), for hot loops."""
     text = report.text if isinstance(report, ParsedReport) else report
     return _cached(text)
+
+
+def findings_by_sentence(report: str | ParsedReport) -> dict[int, list[Finding]]:
+    """The findings of ``report`` grouped by sentence index (every sentence has an entry)."""
+    parsed = as_parsed(report)
+    grouped: dict[int, list[Finding]] = {s.index: [] for s in parsed.sentences}
+    for f in findings_tuple(parsed.text):
+        grouped.setdefault(f.sentence_index, []).append(f)
+    return grouped

@@ -212,7 +212,7 @@ CONCEPTS: tuple[Concept, ...] = (
        r"(?:enlarged|prominent|dilated|large) (?:main |central |proximal )?pulmonary arter(?:y|ies)"
        r"(?: segments?)?",
        r"pulmonary arter(?:y|ies)(?: segments?)? " + _BE + _SEV + r"(?:enlarged|prominent|dilated)",
-       r"pulmonary (?:arterial )?hypertension"),
+       r"pulmonary (?:arterial |artery )?hypertension"),
     _c("calcified lymph node", CARDIOMEDIASTINAL, (),
        r"calcified (?:hilar |mediastinal |paratracheal |subcarinal |aortopulmonary |right |left )*"
        r"(?:lymph )?(?:nodes?|xxxx)"),

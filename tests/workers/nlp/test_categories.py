@@ -33,3 +33,11 @@ def test_devices_first_lungs_last():
 def test_category_of_a_finding():
     finding = extract_findings("Small right pneumothorax.")[0]
     assert category_of(finding) == "Pleura"
+
+
+def test_sentence_categories_of_a_report():
+    from workers.nlp.categories import sentence_categories
+
+    report = "FINDINGS: ET tube in place. Small left effusion. Heart normal.\nIMPRESSION: Normal."
+    assert sentence_categories(report) == {0: "Devices", 1: "Pleura", 2: "Cardiomediastinal",
+                                           3: "Other"}

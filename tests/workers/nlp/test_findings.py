@@ -188,3 +188,11 @@ def test_accepts_a_parsed_report_and_caches():
 
 def test_empty_report_has_no_findings():
     assert extract_findings("") == []
+
+
+def test_findings_by_sentence_has_every_sentence():
+    from workers.nlp.findings import findings_by_sentence
+
+    grouped = findings_by_sentence("PA and lateral views. Small left effusion.")
+    assert list(grouped) == [0, 1]
+    assert grouped[0] == [] and grouped[1][0].observation == "pleural effusion"

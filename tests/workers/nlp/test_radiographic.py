@@ -41,3 +41,20 @@ def test_unknown_words_are_not_flagged():
     assert radiographic_status("hello world") == "unknown"
     assert is_radiographic("hello world")
     assert out_of_domain_terms("Diagnosis and prognosis discussed.") == []
+
+
+@pytest.mark.parametrize("text, term", [
+    ("Tietze syndrome.", "syndrome"),          # a clinical construct
+    ("Laryngomalacia.", "laryngomalacia"),     # shape: -malacia
+    ("Tachypnea.", "tachypnea"),               # shape: -pnea
+    ("Left knee effusion.", "knee"),           # a site outside the chest
+])
+def test_general_mechanisms(text, term):
+    assert term in [t.lower() for t in out_of_domain_terms(text)]
+
+
+def test_eponyms_are_borderline_and_signs_are_radiographic():
+    assert radiographic_status("Paget's disease of the spine.") == "borderline"
+    assert is_radiographic("Pulmonary oligemia.")
+    assert is_radiographic("Pectus excavatum deformity.")
+    assert is_radiographic("Skin fold over the right apex.")
