@@ -49,10 +49,17 @@
     return (after || open[0]).dataset.index;
   }
 
+  // htmx binds freshly swapped-in elements only when they settle (a few ms later); a key pressed
+  // in that window would click an unbound button, so bind it now (htmx.process is idempotent).
+  function activate(button) {
+    if (!button || button.disabled) return;
+    if (window.htmx) window.htmx.process(button);
+    button.click();
+  }
+
   function press(action) {
     if (selected === null) return;
-    const button = document.querySelector(`#panel-${selected} [data-action="${action}"]`);
-    if (button && !button.disabled) button.click();
+    activate(document.querySelector(`#panel-${selected} [data-action="${action}"]`));
   }
 
   function openEditor(index) {
@@ -91,6 +98,7 @@
         select(index);
       } else if (event.key === "Enter" && !event.shiftKey) {
         event.preventDefault();
+        if (window.htmx) window.htmx.process(event.target.form);
         event.target.form.requestSubmit();
       }
       return;
@@ -101,7 +109,7 @@
       k: () => move(-1), ArrowUp: () => move(-1), ArrowLeft: () => move(-1),
       a: () => press("accept"), r: () => press("reject"),
       e: () => { if (selected !== null) openEditor(selected); },
-      u: () => { const undo = document.getElementById("undo"); if (undo && !undo.disabled) undo.click(); },
+      u: () => activate(document.getElementById("undo")),
     };
     const handler = keys[event.key];
     if (handler) {
@@ -154,13 +162,16 @@
     const vals = elt.getAttribute("hx-vals");
     try {
       const parsed = vals ? JSON.parse(vals) : {};
-      decidedAt = parsed.sentence !== undefined ? String(parsed.sentence) : null;
+      const sentence = parsed.sentence ?? elt.dataset.index;
+      decidedAt = sentence !== undefined ? String(sentence) : null;
     } catch (_) {
       decidedAt = null;
     }
   });
 
-  document.addEventListener("htmx:afterSwap", (event) => {
+  // After settling: htmx resets swapped elements' classes while it settles, which would wipe the
+  // selection. (The region settles at once, "settle:0ms", so new buttons are live immediately.)
+  document.addEventListener("htmx:afterSettle", (event) => {
     if (event.detail.target?.id !== "review" && !(event.detail.elt && event.detail.elt.id === "review")) return;
     const status = event.detail.xhr?.status;
     let index = selected;
