@@ -103,10 +103,20 @@ class Finding:
 
 
 def _clause(lower: str, start: int, end: int) -> tuple[int, int]:
-    """The clause of ``lower`` around ``[start, end)``: between the nearest breaks."""
-    left = 0
-    for m in _CLAUSE_BREAK_RE.finditer(lower, 0, start):
-        left = m.end()
+    """The clause of ``lower`` around ``[start, end)``: between the nearest breaks. A clause
+    before "and" / "or" / "," that names no observation but only sides, sizes or places
+    belongs to the next one ("moderate right and small left pleural effusions")."""
+    breaks = [m for m in _CLAUSE_BREAK_RE.finditer(lower, 0, start)]
+    left = breaks[-1].end() if breaks else 0
+    while breaks and breaks[-1].group() in ("and", "or", ","):
+        previous_start = breaks[-2].end() if len(breaks) > 1 else 0
+        segment = lower[previous_start:breaks[-1].start()]
+        if CONCEPT_RE.search(segment) or not (LATERALITY_RE.search(segment)
+                                              or SEVERITY_RE.search(segment)
+                                              or LOCATION_RE.search(segment)):
+            break
+        left = previous_start
+        breaks.pop()
     m = _CLAUSE_BREAK_RE.search(lower, end)
     right = m.start() if m else len(lower)
     return left, right
@@ -144,6 +154,14 @@ def _location(text: str, skip: tuple[int, int] | None = None) -> str | None:
     return inside
 
 
+def _location_outside(text: str, mention: tuple[int, int]) -> str | None:
+    """A device's location, never read from its own name ("central venous catheter")."""
+    for m in LOCATION_RE.finditer(text):
+        if not (m.start() >= mention[0] and m.end() <= mention[1]):
+            return LOCATION_NAMES[m.lastgroup]
+    return None
+
+
 def _make(sentence: Sentence, observation: str, status: str, rel: tuple[int, int],
           lower: str, cue: str | None, comparison: str | None,
           attributes_from: tuple[int, int] | None = None, implied: bool = False) -> Finding:
@@ -151,7 +169,8 @@ def _make(sentence: Sentence, observation: str, status: str, rel: tuple[int, int
     c_start, c_end = attributes_from or _clause(lower, *rel)
     clause = lower[c_start:c_end]
     rel_in_clause = (rel[0] - c_start, rel[1] - c_start)
-    location = _location(clause, rel_in_clause)
+    location = _location(clause, None if concept.device else rel_in_clause) \
+        if not concept.device else _location_outside(clause, rel_in_clause)
     if concept.lung and location in NON_LUNG_SITES:
         # "mediastinal mass" is not a lung lesion, but "right lung base mass" is
         if any(LOCATION_NAMES[m.lastgroup] in LUNG_SITES for m in LOCATION_RE.finditer(clause)) \
@@ -253,10 +272,15 @@ def _replace_status(f: Finding, status: str) -> Finding:
 
 
 def _dedupe(findings: list[Finding]) -> list[Finding]:
-    """One finding per (observation, status, laterality, location) in a sentence."""
+    """One finding per (observation, status, laterality, location) in a sentence; a generic
+    "support device" (a tip, a catheter) beside a named device is that device."""
     seen = set()
     out = []
+    named = {f.status for f in findings
+             if CONCEPT_BY_NAME[f.observation].device and f.observation != "support device"}
     for f in findings:
+        if f.observation == "support device" and f.status in named:
+            continue
         key = (f.observation, f.status, f.laterality, f.location)
         if key in seen:
             continue

@@ -196,3 +196,18 @@ def test_findings_by_sentence_has_every_sentence():
     grouped = findings_by_sentence("PA and lateral views. Small left effusion.")
     assert list(grouped) == [0, 1]
     assert grouped[0] == [] and grouped[1][0].observation == "pleural effusion"
+
+
+def test_side_only_clause_joins_the_next():
+    f = explicit("Moderate right and small left pleural effusions.")[0]
+    assert (f.observation, f.laterality) == ("pleural effusion", "bilateral")
+    f = explicit("Left lower lobe and lingular atelectasis.")[0]
+    assert (f.laterality, f.location) == ("left", "lower lobe")
+    effusion, pneumothorax = explicit("Small left effusion, right pneumothorax.")
+    assert effusion.laterality == "left" and pneumothorax.laterality == "right"
+
+
+def test_named_device_absorbs_its_tip():
+    findings = explicit("Nasogastric tube courses below the diaphragm with tip in the stomach.")
+    assert [f.observation for f in findings] == ["enteric tube"]
+    assert explicit("Right IJ central venous catheter in the mid SVC.")[0].location is None
