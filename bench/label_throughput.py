@@ -23,7 +23,6 @@ default ConText rules via ``nlp.pipe``) on the same reports, for comparison.
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import resource
 import sys
@@ -99,8 +98,9 @@ def main() -> None:
     elapsed = time.perf_counter() - t
     findings_module.ctx.assert_targets = original
     context.assert_targets = original
+    rest = elapsed - spent[0]
     print(f"labeling: {n / elapsed:.0f} reports/s ({1000 * elapsed / n:.2f} ms/report; "
-          f"ConText {1000 * spent[0] / n:.2f} ms, the rest {1000 * (elapsed - spent[0]) / n:.2f} ms)")
+          f"ConText {1000 * spent[0] / n:.2f} ms, the rest {1000 * rest / n:.2f} ms)")
 
     # a RadFlag-style audit of every report
     clear_caches()

@@ -82,7 +82,8 @@ RADIOLOGY_RULES: tuple[tuple[str, str, str, int | None], ...] = (
         "is possible", "may not be", "might not be",
         "in the differential", "is in the differential", "are in the differential")),
     *((w, PROBABLE, "FORWARD", None) for w in (
-        "likely", "most likely", "most suggestive of", "probable", "probably", "presumably", "presumed",
+        "likely", "most likely", "most suggestive of", "probable", "probably", "presumably",
+        "presumed",
         "consistent with", "compatible with", "most consistent with", "in keeping with",
         "representing", "likely representing", "likely reflecting", "reflecting",
         "likely due to", "thought to represent", "favored to represent", "favor", "favored",
@@ -103,7 +104,8 @@ RADIOLOGY_RULES: tuple[tuple[str, str, str, int | None], ...] = (
         "previously described", "previously reported", "previously seen", "described previously")),
     # look-alikes of cues that are no cue ("no change" is not a negation of the finding)
     *((w, PSEUDO, "PSEUDO", None) for w in (
-        "no change", "no interval change", "no significant change", "no significant interval change",
+        "no change", "no interval change", "no significant change",
+        "no significant interval change",
         "not changed", "no change in", "without change", "without interval change",
         "not only", "not significantly changed", "without significant change",
         "without significant interval change", "without appreciable change",

@@ -85,17 +85,21 @@ def _sides_overlap(a: str | None, b: str | None) -> bool:
     return a is None or b is None or a == b or "bilateral" in (a, b)
 
 
+def _group(groups: dict, value: str):
+    return groups.get(value, value)
+
+
 def _attribute_differences(s: Finding, r: Finding) -> list[str]:
     diffs = []
     if not _side_ok(s.laterality, r.laterality):
         diffs.append(f"side {s.laterality} vs {r.laterality or 'unstated'}")
     if s.laterality and r.laterality is None:
         pass  # "atelectasis" in the report includes "left atelectasis": a larger finding
-    if s.severity and r.severity and \
-            _SEVERITY_GROUP.get(s.severity, s.severity) != _SEVERITY_GROUP.get(r.severity, r.severity):
+    if s.severity and r.severity and _group(_SEVERITY_GROUP, s.severity) != _group(
+            _SEVERITY_GROUP, r.severity):
         diffs.append(f"severity {s.severity} vs {r.severity}")
-    if s.location and r.location and \
-            _LOCATION_GROUP.get(s.location, s.location) != _LOCATION_GROUP.get(r.location, r.location):
+    if s.location and r.location and _group(_LOCATION_GROUP, s.location) != _group(
+            _LOCATION_GROUP, r.location):
         diffs.append(f"location {s.location} vs {r.location}")
     return diffs
 

@@ -21,16 +21,16 @@ samples, labels, graph, key phrases) pay the extraction once.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from workers.nlp import context as ctx
 from workers.nlp.harm import harm_of
 from workers.nlp.sections import ParsedReport, Sentence, as_parsed
 from workers.nlp.vocabulary import (
-    ACUTE_OBS, BONE_OBS, BORDERLINE_NORMAL_RE, GLOBAL_BONE_PHRASE, GLOBAL_NORMAL_PHRASE, CONCEPT_BY_GROUP, CONCEPT_BY_NAME, CONCEPT_RE,
-    GLOBAL_BONE_RE, GLOBAL_NORMAL_RE, LATERALITY_RE, LOCATION_NAMES, LOCATION_RE, LUNG_SITES,
-    NON_LUNG_SITES, NORMAL_PREDICATE_RE, NORMAL_SUBJECTS, SEVERITY_RE, _NOT_NORMAL_RE,
+    ACUTE_OBS, BONE_OBS, BORDERLINE_NORMAL_RE, CONCEPT_BY_GROUP, CONCEPT_BY_NAME, CONCEPT_RE,
+    GLOBAL_BONE_PHRASE, GLOBAL_BONE_RE, GLOBAL_NORMAL_PHRASE, GLOBAL_NORMAL_RE, LATERALITY_RE,
+    LOCATION_NAMES, LOCATION_RE, LUNG_SITES, NON_LUNG_SITES, NORMAL_PREDICATE_RE, NORMAL_SUBJECTS, SEVERITY_RE, _NOT_NORMAL_RE,
     comparison_cue, severity_of,
 )
 from workers.types import Harm
@@ -169,8 +169,8 @@ def _make(sentence: Sentence, observation: str, status: str, rel: tuple[int, int
     c_start, c_end = attributes_from or _clause(lower, *rel)
     clause = lower[c_start:c_end]
     rel_in_clause = (rel[0] - c_start, rel[1] - c_start)
-    location = _location(clause, None if concept.device else rel_in_clause) \
-        if not concept.device else _location_outside(clause, rel_in_clause)
+    location = (_location_outside(clause, rel_in_clause) if concept.device
+                else _location(clause, rel_in_clause))
     if concept.lung and location in NON_LUNG_SITES:
         # "mediastinal mass" is not a lung lesion, but "right lung base mass" is
         if any(LOCATION_NAMES[m.lastgroup] in LUNG_SITES for m in LOCATION_RE.finditer(clause)) \
@@ -266,9 +266,7 @@ def _explain_away(findings: list[Finding]) -> list[Finding]:
 
 
 def _replace_status(f: Finding, status: str) -> Finding:
-    return Finding(f.sentence_index, f.observation, status, f.laterality, f.severity,
-                   f.location, f.comparison, f.start, f.end, f.category,
-                   harm_of(f.observation, status), f.section, f.text, f.cue, f.implied)
+    return replace(f, status=status, harm=harm_of(f.observation, status))
 
 
 def _dedupe(findings: list[Finding]) -> list[Finding]:

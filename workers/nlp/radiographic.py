@@ -53,7 +53,8 @@ _BORDERLINE = frozenset({
     "aspergillosis", "aspergilloma", "histoplasmosis", "coccidioidomycosis", "blastomycosis",
     "cryptococcosis", "nocardiosis", "actinomycosis", "mucormycosis", "silicosis", "asbestosis",
     "anthracosis", "berylliosis", "pneumoconiosis", "siderosis", "lymphoma", "lymphomas",
-    "hamartoma", "hamartomas", "hematoma", "hematomas", "haematoma", "mesothelioma", "thymoma", "teratoma", "neurofibroma", "lipoma",
+    "hamartoma", "hamartomas", "hematoma", "hematomas", "haematoma", "mesothelioma", "thymoma",
+    "teratoma", "neurofibroma", "lipoma",
     "schwannoma", "lymphangioleiomyomatosis", "amyloidosis", "pleuritis", "pericarditis",
     "mediastinitis", "vasculitis", "alveolitis", "bronchiolitis", "myocarditis",
     "cardiomyopathy", "endocarditis", "osteomyelitis", "tracheitis", "empyema", "septic",
@@ -109,7 +110,8 @@ _CLINICAL_ONLY = frozenset({
     "psoriasis", "acne", "schizophrenia", "autism", "parkinson", "alzheimer", "tinnitus",
     "hemorrhoids", "constipation", "diarrhea", "jaundice", "ascites",
     "varices", "dysphagia", "hemophilia", "reflux", "heartburn", "snoring", "incontinence",
-    "infertility", "apnea", "apnoea", "syndrome", "syndromes", "disorder", "disorders", "dysfunction",
+    "infertility", "apnea", "apnoea", "syndrome", "syndromes", "disorder", "disorders",
+    "dysfunction",
     "insufficiency", "intolerance", "addiction",
 })
 

@@ -123,8 +123,8 @@ def find_sections(text: str) -> tuple[Section, ...]:
         word = m.group("header").strip()
         if word.upper().strip("X") == "" or (m.group("caps") and len(word.replace(" ", "")) < 3):
             continue
-        headers.append((m.start("header") + (len(m.group("header")) - len(m.group("header").lstrip())),
-                        m.end(), word))
+        header = m.group("header")
+        headers.append((m.start("header") + len(header) - len(header.lstrip()), m.end(), word))
     if not headers:
         start, end = _trim(text, 0, len(text))
         return (Section("findings", start, end, None),)

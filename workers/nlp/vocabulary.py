@@ -76,7 +76,8 @@ CONCEPTS: tuple[Concept, ...] = (
        r"(?:tube|catheter|line|tip)[\w ]{0,30} (?:in|within|into|at) the (?:right|left) main ?stem"
        r"(?: bronchus)?",
        r"(?:right|left) main ?stem (?:bronchus )?intubation",
-       r"(?:coiled|kinked|looped) (?:in|within) the (?:\w+ )?(?:neck|esophagus|pharynx|hypopharynx)",
+       r"(?:coiled|kinked|looped) (?:in|within) the (?:\w+ )?"
+       r"(?:neck|esophagus|pharynx|hypopharynx)",
        device=True),
     _c("endotracheal tube", DEVICES, SUPPORT,
        r"endotracheal tubes?", r"e\.?t\.? tubes?", r"ett", r"tracheal tubes?", device=True),
@@ -104,7 +105,8 @@ CONCEPTS: tuple[Concept, ...] = (
        r"(?:pacemaker|pacer|aicd|icd|defibrillator|transvenous|epicardial|cardiac|pacing) "
        r"(?:leads?|wires?|generators?|devices?)",
        r"(?:dual|single|biventricular|triple)[- ]chamber (?:\w+ )?(?:pacemaker|device|leads?)",
-       r"leads? (?:terminat\w+|project\w+|overl\w+|extend\w+|in the (?:right|left) (?:atrium|ventricle))",
+       r"leads? (?:terminat\w+|project\w+|overl\w+|extend\w+|"
+       r"in the (?:right|left) (?:atrium|ventricle))",
        r"loop recorders?", device=True),
     _c("sternotomy wires", DEVICES, (),
        r"(?:median |midline |prior )?sternotomy(?: wires?| sutures?| xxxx)?",
@@ -127,9 +129,10 @@ CONCEPTS: tuple[Concept, ...] = (
        r"(?:indwelling )?catheters?", r"(?:shunt )?tubing", r"shunt catheters?",
        r"(?:vp|ventriculoperitoneal) shunts?", r"(?:neuro|spinal cord |vagal nerve )?stimulators?",
        # a line whose name was lost ("right chest XXXX tip in the SVC") still has a tip
-       r"(?:distal |catheter |its )?tips? (?:is |are |now |again |remains? |terminat\w+ |project\w+ |"
-       r"overl\w+ |locat\w+ |position\w+ |lies |seen |visualized |in |at |with(?:in)? |near |"
-       r"over |to |into |of )+(?:the )?(?:level of the )?(?:expected |region of the |junction of the )?"
+       r"(?:distal |catheter |its )?tips? (?:is |are |now |again |remains? |terminat\w+ |"
+       r"project\w+ |overl\w+ |locat\w+ |position\w+ |lies |seen |visualized |in |at |"
+       r"with(?:in)? |near |over |to |into |of )+(?:the )?(?:level of the )?"
+       r"(?:expected |region of the |junction of the )?"
        r"(?:\w+ )?(?:svc|superior vena cava|right atrium|atrium|cavoatrial|cavo-atrial|"
        r"brachiocephalic|innominate|carina|stomach|ventricle|jugular|subclavian|azygos|"
        r"atriocaval|pulmonary artery|esophagus)",
@@ -170,7 +173,8 @@ CONCEPTS: tuple[Concept, ...] = (
        _HEART + r" " + _BE + r"(?:at |at the |in the |within the )?(?:upper limits? of normal"
        r"|top(?:-| )normal|high(?:-| )normal|upper normal)"),
     _c("enlarged cardiomediastinum", CARDIOMEDIASTINAL, "Enlarged Cardiomediastinum",
-       r"widen(?:ed|ing) (?:of )?(?:the )?(?:superior )?mediastin(?:um|al(?: contours?| silhouette)?)",
+       r"widen(?:ed|ing) (?:of )?(?:the )?(?:superior )?"
+       r"mediastin(?:um|al(?: contours?| silhouette)?)",
        r"mediastinal (?:widening|enlargement|prominence|fullness)",
        r"(?:enlarged|prominent|wide) (?:superior )?mediastin(?:um|al(?: contours?| silhouette)?)",
        r"(?:superior )?mediastin(?:um|al (?:contours?|silhouette)) " + _BE + _SEV
@@ -180,8 +184,8 @@ CONCEPTS: tuple[Concept, ...] = (
     _c("pericardial effusion", CARDIOMEDIASTINAL, (), r"pericardial (?:effusions?|fluid)"),
     _c("pneumomediastinum", CARDIOMEDIASTINAL, (), r"pneumomediastinum", r"pneumopericardium"),
     _c("tortuous aorta", CARDIOMEDIASTINAL, (),
-       r"(?:tortuous|ectatic|unfolded|dilated|uncoiled|elongated) (?:thoracic |descending |ascending |"
-       r"atherosclerotic )?aort(?:a|ic (?:arch|knob|root))",
+       r"(?:tortuous|ectatic|unfolded|dilated|uncoiled|elongated) "
+       r"(?:thoracic |descending |ascending |atherosclerotic )?aort(?:a|ic (?:arch|knob|root))",
        r"aort(?:a|ic (?:arch|knob|root)) " + _BE + _SEV
        + r"(?:tortuous|ectatic|unfolded|dilated|uncoiled|elongated|prominent|enlarged)",
        r"(?:tortuosity|ectasia|unfolding|dilatation|dilation|uncoiling|elongation) (?:and \w+ )?"
@@ -269,15 +273,17 @@ CONCEPTS: tuple[Concept, ...] = (
        r"vascularity|vessels|vascular markings)",
        r"pulmonary venous (?:hypertension|congestion)",
        r"(?:vessels|vasculature|xxxx) (?:are|is|appear) (?:mildly |slightly )?engorged",
-       r"(?:increased|prominent) (?:pulmonary |central |interstitial )?vascula(?:rity|ture|r markings)",
+       r"(?:increased|prominent) (?:pulmonary |central |interstitial )?"
+       r"vascula(?:rity|ture|r markings)",
        r"(?:pulmonary )?vascula(?:rity|ture) (?:is |are |appears )?" + _SEV
        + r"(?:prominent|increased|engorged|indistinct)", lung=True),
     _c("nodule", LUNGS, "Lung Lesion",
        r"(?:micro)?nodules?", r"nodular (?:lesions?|foc(?:us|i))", r"coin lesions?", lung=True),
     _c("mass", LUNGS, "Lung Lesion",
        r"mass(?:es|like)?", r"mass-like(?: opacit(?:y|ies))?", r"tumou?rs?", r"neoplasms?",
-       r"neoplastic (?:process|disease)", r"malignan(?:cy|cies)", r"(?:broncho(?:genic)?)?carcinomas?",
-       r"(?:lung |pulmonary )?cancer", r"metastas[ie]s", r"metastatic (?:disease|lesions?|nodules?)",
+       r"neoplastic (?:process|disease)", r"malignan(?:cy|cies)",
+       r"(?:broncho(?:genic)?)?carcinomas?", r"(?:lung |pulmonary )?cancer", r"metastas[ie]s",
+       r"metastatic (?:disease|lesions?|nodules?)",
        lung=True),
     _c("lesion", LUNGS, "Lung Lesion",
        r"(?:pulmonary |lung |parenchymal |spiculated |cavitary |focal )?lesions?",
@@ -286,7 +292,8 @@ CONCEPTS: tuple[Concept, ...] = (
        r"(?:calcified )?granulomas?", r"granulomata",
        r"(?:old |prior |healed |sequela of )?granulomatous (?:disease|changes?|process|infection|"
        r"exposure|sequela)",
-       r"calcified (?:pulmonary |lung |right |left |\w+ lobe )?(?:nodules?|foc(?:us|i)|densit(?:y|ies))"
+       r"calcified (?:pulmonary |lung |right |left |\w+ lobe )?"
+       r"(?:nodules?|foc(?:us|i)|densit(?:y|ies))"
        r"(?= (?:consistent with|compatible with|likely|representing|suggestive of|may represent) "
        r"(?:a |an |old |prior |healed )*granulom)",
        r"histoplasmosis", r"ghon (?:complex|lesion|focus)"),
@@ -315,7 +322,8 @@ CONCEPTS: tuple[Concept, ...] = (
        r"(?:increased|abnormal) (?:lung |pulmonary )?(?:attenuation|markings)",
        lung=True),
     _c("emphysema", LUNGS, (),
-       r"(?:centrilobular |paraseptal |panlobular |bullous )?emphysema(?:tous(?: changes?| lungs?)?)?",
+       r"(?:centrilobular |paraseptal |panlobular |bullous )?"
+       r"emphysema(?:tous(?: changes?| lungs?)?)?",
        r"copd", r"chronic obstructive (?:pulmonary|lung|airway) disease",
        r"bull(?:a|ae|ous (?:changes?|disease))", r"blebs?"),
     _c("hyperinflation", LUNGS, (),
@@ -332,7 +340,8 @@ CONCEPTS: tuple[Concept, ...] = (
        r"hypoexpan(?:sion|ded)", r"under-?inflat(?:ion|ed)",
        r"(?:poor|shallow|low|suboptimal|limited) (?:inspiratory effort|inspiration|inflation)"),
     _c("bronchiectasis", LUNGS, (), r"bronchiectas(?:is|es|tic(?: changes?)?)"),
-    _c("cyst", LUNGS, (), r"(?:pulmonary |lung |bronchogenic )?cysts?", r"cystic (?:changes?|lesions?)"),
+    _c("cyst", LUNGS, (), r"(?:pulmonary |lung |bronchogenic )?cysts?",
+       r"cystic (?:changes?|lesions?)"),
     _c("tuberculosis", LUNGS, (), r"tuberculosis", r"tb", r"tuberculous(?: disease)?",
        r"mycobacterial (?:disease|infection)"),
     _c("sarcoidosis", LUNGS, (), r"sarcoid(?:osis)?"),
@@ -354,7 +363,8 @@ CONCEPTS: tuple[Concept, ...] = (
     _c("degenerative change", MUSCULOSKELETAL, (),
        r"degenerat(?:ive|ion)(?: (?:changes?|disease|disc disease|joint disease|spurring|"
        r"arthritis|arthropathy|endplate changes?))?",
-       r"(?:thoracic |cervical |lumbar )?spondylo(?:sis|tic(?: changes?)?)", r"osteophyt(?:es?|osis|ic)",
+       r"(?:thoracic |cervical |lumbar )?spondylo(?:sis|tic(?: changes?)?)",
+       r"osteophyt(?:es?|osis|ic)",
        r"(?:osteo)?arthrit(?:is|ic(?: changes?)?)", r"djd", r"(?:bony |osseous )?spurring",
        r"arthropath(?:y|ies)", r"(?:disc|disk) space narrowing",
        r"(?:endplate|facet) (?:sclerosis|hypertrophy|changes?)", r"dish"),
@@ -387,7 +397,8 @@ CONCEPTS: tuple[Concept, ...] = (
     _c("elevated hemidiaphragm", OTHER, (),
        r"elevat(?:ed|ion of the) (?:\w+ )?(?:hemi-?)?diaphragms?",
        r"(?:hemi-?)?diaphragms? (?:is |are |remains? )?(?:\w+ )?elevated",
-       r"eventration(?: of the (?:\w+ )?(?:hemi)?diaphragm)?", r"diaphragmatic (?:elevation|paralysis)"),
+       r"eventration(?: of the (?:\w+ )?(?:hemi)?diaphragm)?",
+       r"diaphragmatic (?:elevation|paralysis)"),
     _c("hernia", OTHER, (), r"(?:hiatal|hiatus|diaphragmatic|paraesophageal|bochdalek|morgagni)"
        r" hernias?", r"hernias?"),
     _c("postsurgical changes", OTHER, (),
@@ -547,7 +558,8 @@ _LOCATIONS = (
     (r"central(?:ly)?", "central"),
     (r"mediastin(?:um|al)|paratracheal|subcarinal|aortopulmonary", "mediastinum"),
     (r"(?:anterior|posterior|lateral)?\s?ribs?|costal", "rib"),
-    (r"(?:thoracic|cervical|lumbar|thoracolumbar) spine|spin(?:e|al)|vertebra(?:e|l)?(?: bod(?:y|ies))?"
+    (r"(?:thoracic|cervical|lumbar|thoracolumbar) spine|spin(?:e|al)|"
+     r"vertebra(?:e|l)?(?: bod(?:y|ies))?"
      r"|[tl]-?spine|[tcl]\d{1,2}", "spine"),
     (r"clavicles?|clavicular", "clavicle"),
     (r"scapula(?:e|r)?", "scapula"),
@@ -558,7 +570,8 @@ _LOCATIONS = (
     (r"breasts?", "breast"),
     (r"axill(?:a|ae|ary)", "axilla"),
     (r"neck|laryn(?:x|geal)|pharyn(?:x|geal)", "neck"),
-    (r"abdom(?:en|inal)|upper quadrant|subdiaphragmatic|gastric|bowel|colon|liver|hepatic|splen(?:ic)?",
+    (r"abdom(?:en|inal)|upper quadrant|subdiaphragmatic|gastric|bowel|colon|liver|hepatic|"
+     r"splen(?:ic)?",
      "abdomen"),
     (r"thyroid", "thyroid"),
 )
@@ -596,7 +609,8 @@ COMPARATIVE_TERMS: tuple[str, ...] = (
 # describe and are left to key-phrase cleaning.
 _CUE_FORMS = {
     "unchanged": "unchanged", "no change": "unchanged", "no interval change": "unchanged",
-    "no significant change": "unchanged", "not changed": "unchanged", "grossly unchanged": "unchanged",
+    "no significant change": "unchanged", "not changed": "unchanged",
+    "grossly unchanged": "unchanged",
     "otherwise unchanged": "unchanged", "stable": "stable", "stably": "stable", "similar": "stable",
     "again": "again", "again noted": "again", "again seen": "again", "redemonstrated": "again",
     "re-demonstrated": "again", "redemonstration": "again", "persistent": "persistent",
@@ -611,7 +625,8 @@ _CUE_FORMS = {
     "interval": "interval", "interim": "interval", "since": "compared", "prior": "compared",
     "previous": "compared", "previously": "compared", "compared": "compared",
     "comparison": "compared", "resolved": "resolved", "resolving": "improved",
-    "resolution": "resolved", "no longer": "resolved", "cleared": "resolved", "clearing": "improved",
+    "resolution": "resolved", "no longer": "resolved", "cleared": "resolved",
+    "clearing": "improved",
     "changed": "changed", "change": "changed", "recurrent": "new", "recurrence": "new",
 }
 COMPARISON_RE = re.compile(

@@ -47,7 +47,8 @@ def test_graph_phrases(text, phrases):
 
 
 def test_radgraph_dict_round_trip():
-    text = "FINDINGS: Small left pleural effusion. Opacity in the right lower lobe, likely pneumonia."
+    text = ("FINDINGS: Small left pleural effusion. "
+            "Opacity in the right lower lobe, likely pneumonia.")
     g = extract_graph(text)
     d = g.to_radgraph()
     assert set(d) >= {"text", "entities"}
