@@ -30,8 +30,8 @@ from workers.nlp.sections import ParsedReport, Sentence, as_parsed
 from workers.nlp.vocabulary import (
     ACUTE_OBS, BONE_OBS, BORDERLINE_NORMAL_RE, CONCEPT_BY_GROUP, CONCEPT_BY_NAME, CONCEPT_RE,
     GLOBAL_BONE_PHRASE, GLOBAL_BONE_RE, GLOBAL_NORMAL_PHRASE, GLOBAL_NORMAL_RE, LATERALITY_RE,
-    LOCATION_NAMES, LOCATION_RE, LUNG_SITES, NON_LUNG_SITES, NORMAL_PREDICATE_RE, NORMAL_SUBJECTS, SEVERITY_RE, _NOT_NORMAL_RE,
-    comparison_cue, severity_of,
+    LOCATION_NAMES, LOCATION_RE, LUNG_SITES, NON_LUNG_SITES, NORMAL_PREDICATE_RE, NORMAL_SUBJECTS,
+    NOT_NORMAL_RE, SEVERITY_RE, comparison_cue, severity_of,
 )
 from workers.types import Harm
 
@@ -206,7 +206,7 @@ def _normal_findings(sentence: Sentence, lower: str, mentioned: set[str],
     b = GLOBAL_BONE_RE.search(lower)
     if b:
         add(BONE_OBS, b, GLOBAL_BONE_PHRASE)
-    if NORMAL_PREDICATE_RE.search(lower) and not _NOT_NORMAL_RE.search(lower):
+    if NORMAL_PREDICATE_RE.search(lower) and not NOT_NORMAL_RE.search(lower):
         for subject_re, observations, phrase in NORMAL_SUBJECTS:
             s = subject_re.search(lower)
             if s:

@@ -680,7 +680,7 @@ _NORMAL = (r"(?:normal|within normal limits|wnl|unremarkable|clear|negative|inta
            r"within the limits of normal|grossly normal|maintained|preserved|satisfactory|"
            r"well-?expanded|well aerated|normally (?:expanded|aerated|inflated))")
 NORMAL_PREDICATE_RE = re.compile(r"\b" + _NORMAL + r"\b")
-_NOT_NORMAL_RE = re.compile(r"\bupper limits? of normal|top(?:-| )normal|high(?:-| )normal|"
+NOT_NORMAL_RE = re.compile(r"\bupper limits? of normal|top(?:-| )normal|high(?:-| )normal|"
                             r"\bnot (?:normal|clear|unremarkable|intact)|\bexcept\b|"
                             r"\bother than\b|\bbut\b|\bhowever\b|\babnormal")
 
