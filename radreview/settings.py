@@ -50,7 +50,8 @@ def env_list(name: str, default: list[str]) -> list[str]:
 
 DATA_DIR = Path(os.environ.get("RADREVIEW_DATA_DIR", BASE_DIR / "data")).resolve()
 DATA_DIR.mkdir(parents=True, exist_ok=True)
-MEDIA_ROOT = DATA_DIR / "media"
+# Uploads and previews; on several hosts, a shared mount that web and workers both see.
+MEDIA_ROOT = Path(os.environ.get("RADREVIEW_MEDIA_ROOT", DATA_DIR / "media")).resolve()
 MEDIA_URL = "/media/"
 STATIC_ROOT = DATA_DIR / "staticfiles"
 STATIC_URL = "/static/"

@@ -10,6 +10,13 @@ from radreview.accounts.models import User
 from . import factories
 
 
+@pytest.fixture(autouse=True)
+def media_root(settings, tmp_path):
+    """Each test writes uploads and previews to its own folder."""
+    settings.MEDIA_ROOT = tmp_path / "media"
+    return settings.MEDIA_ROOT
+
+
 @pytest.fixture
 def radiologist(db) -> User:
     return factories.make_user(User.Role.RADIOLOGIST)

@@ -45,7 +45,7 @@ class Job(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        ordering = ["study", "order", "id"]
+        ordering = ["study_id", "order", "id"]
         constraints = [
             models.UniqueConstraint(
                 fields=["study", "stage"], condition=models.Q(study__isnull=False),

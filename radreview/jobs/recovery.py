@@ -51,8 +51,8 @@ def recover_orphaned_jobs() -> list[int]:
     stale_before = timezone.now() - timedelta(seconds=settings.JOB_STALE_AFTER_SECONDS)
     sent = []
     with transaction.atomic():
-        running = Job.objects.select_for_update().filter(state=Job.State.RUNNING)
-        for job in running.select_related("study"):
+        running = Job.objects.select_for_update(of=("self",)).filter(state=Job.State.RUNNING)
+        for job in running:
             if not (claimant_is_gone(job.claimed_by) or (job.heartbeat_at and job.heartbeat_at < stale_before)):
                 continue
             if job.attempts >= settings.JOB_MAX_ATTEMPTS:

@@ -110,7 +110,7 @@ def run_job(job_id: int) -> None:
 def finish(job: Job, token: uuid.UUID, store) -> bool:
     """Store the results and mark the job done in one transaction, if our claim still holds."""
     with transaction.atomic():
-        current = Job.objects.select_for_update().get(pk=job.pk)
+        current = Job.objects.select_for_update(of=("self",)).get(pk=job.pk)
         if current.state != Job.State.RUNNING or current.claim_token != token:
             logger.warning("job %s was taken over by another worker; dropping this run", job.pk)
             return False

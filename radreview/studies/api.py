@@ -84,10 +84,10 @@ class StudyViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retrie
         return StudyDetailSerializer if self.action == "retrieve" else StudySummarySerializer
 
     def create(self, request, *args, **kwargs):
+        upload = UploadSerializer(data=request.data)  # parsing the body runs the size limits
         refused = getattr(request._request, OVERSIZE_ATTRIBUTE, None)
         if refused:
             raise ValidationError({"detail": refused})
-        upload = UploadSerializer(data=request.data)
         upload.is_valid(raise_exception=True)
         try:
             studies = create_studies(user=request.user, request=UploadRequest(**upload.validated_data))

@@ -10,6 +10,8 @@ class MultipleFileField(forms.FileField):
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("widget", MultipleFileInput(attrs={"multiple": True}))
+        # Empty files are refused by the upload service, with the same message as the API.
+        kwargs.setdefault("allow_empty_file", True)
         super().__init__(*args, **kwargs)
 
     def clean(self, data, initial=None):
@@ -25,7 +27,7 @@ class UploadForm(forms.Form):
         help_text="DICOM files of one study, PNG/JPEG images, and/or a .txt report.",
     )
     report_text = forms.CharField(
-        required=False, label="Report", widget=forms.Textarea(attrs={"rows": 10}),
+        required=False, label="Report", strip=False, widget=forms.Textarea(attrs={"rows": 10}),
         help_text="Paste the report here if you have no file for it. Leave empty to have one drafted.",
     )
     has_prior = forms.BooleanField(

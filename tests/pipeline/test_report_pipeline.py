@@ -21,7 +21,7 @@ def test_uploaded_report_is_split_into_sentences_by_the_worker(celery_worker, ap
 
     study = wait_for(
         lambda: Study.objects.filter(pk=study_id, status__in=["ready", "failed"]).first(),
-        message="the study to finish", timeout=120,
+        message="the study to finish", timeout=120, details=celery_worker.log,
     )
     assert study.status == Study.Status.READY, celery_worker.log()
     assert [job.state for job in study.jobs.all()] == [Job.State.DONE]

@@ -73,11 +73,14 @@ class WorkerProcess:
         self._log.close()
 
 
-def wait_for(predicate, timeout: float = 120.0, interval: float = 0.2, message: str = "condition"):
+def wait_for(predicate, timeout: float = 120.0, interval: float = 0.2, message: str = "condition",
+             details=None):
+    """Poll ``predicate`` until it returns something true; on timeout, fail with ``details()``."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = predicate()
         if value:
             return value
         time.sleep(interval)
-    raise AssertionError(f"timed out after {timeout} s waiting for {message}")
+    extra = f"\n{details()}" if details else ""
+    raise AssertionError(f"timed out after {timeout} s waiting for {message}{extra}")

@@ -63,9 +63,9 @@ def _sha256(upload) -> str:
     return digest.hexdigest()
 
 
-def _head(upload, size: int = 512) -> bytes:
+def _head(upload) -> bytes:
     upload.seek(0)
-    head = upload.read(size)
+    head = upload.read(imaging.SNIFF_BYTES)
     upload.seek(0)
     return head
 
