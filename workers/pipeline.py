@@ -21,12 +21,29 @@ def no_progress(fraction: float, note: str = "") -> None:
     """A progress callback for callers that do not report progress."""
 
 
+class StageError(Exception):
+    """A stage cannot do its work; ``message`` says why, for the study page."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
 @dataclass(frozen=True)
 class StudyInputs:
-    """What was uploaded: enough to decide which stages a study needs."""
+    """What was uploaded: enough to decide which stages a study needs.
+
+    ``has_samples``: the candidate report and its samples were made by a generator outside
+    RadReview and uploaded with the study, so nothing is generated here.
+    """
 
     has_images: bool
     has_report: bool
+    has_samples: bool = False
+
+    @property
+    def will_have_report(self) -> bool:
+        return self.has_report or self.has_samples or self.has_images
 
 
 @dataclass(frozen=True)
@@ -37,9 +54,12 @@ class StageInfo:
     description: str
 
 
+# The order of a study's stages. Generation comes before parsing (a drafted report is parsed
+# like an uploaded one); detectors come after parsing; the system combination comes last.
 STAGES: tuple[StageInfo, ...] = (
     StageInfo("ingest", "cpu", lambda s: s.has_images, "Decode images and make previews"),
-    StageInfo("parse_report", "cpu", lambda s: s.has_report, "Split the report into sections and sentences"),
+    StageInfo("parse_report", "cpu", lambda s: s.will_have_report,
+              "Split the report into sentences; find each sentence's findings"),
 )
 STAGE_BY_NAME = {stage.name: stage for stage in STAGES}
 
@@ -85,6 +105,9 @@ def ingest(images: list[ImageToIngest], progress: Progress = no_progress) -> lis
 # --- report parsing ------------------------------------------------------------------------
 
 
+FINDING_FIELDS = ("observation", "status", "laterality", "severity", "location", "comparison", "text")
+
+
 @dataclass(frozen=True)
 class ParsedSentence:
     index: int
@@ -97,9 +120,20 @@ class ParsedSentence:
 
 
 def parse_report(text: str, progress: Progress = no_progress) -> list[ParsedSentence]:
-    """Split a report into sentences with their character spans and sections."""
-    from workers.nlp.sections import parse_report as split
+    """Split a report into sentences with their spans and sections, and find what each states."""
+    from workers import nlp
 
-    parsed = split(text)
+    parsed = nlp.parse_report(text)
+    findings = nlp.findings_by_sentence(parsed)
+    categories = nlp.sentence_categories(parsed)
     progress(1.0, f"{len(parsed.sentences)} sentences")
-    return [ParsedSentence(s.index, s.text, s.start, s.end, s.section) for s in parsed.sentences]
+    return [
+        ParsedSentence(
+            s.index, s.text, s.start, s.end, s.section, category=categories[s.index],
+            findings=[
+                {**{name: getattr(f, name) for name in FINDING_FIELDS}, "harm": f.harm.value}
+                for f in findings[s.index]
+            ],
+        )
+        for s in parsed.sentences
+    ]

@@ -59,6 +59,9 @@ def test_a_run_stores_sentences_marks_done_and_the_study_ready(sent, django_capt
     report = study.reports.get(kind=Report.Kind.UPLOADED)
     texts = list(report.sentences.values_list("text", flat=True))
     assert texts == ["Heart size is normal.", "No pleural effusion.", "No acute disease."]
+    effusion = report.sentences.get(index=1)
+    assert effusion.category == "Pleura"
+    assert {"observation": "pleural effusion", "status": "absent"}.items() <= effusion.findings[0].items()
     for sentence in report.sentences.all():
         assert report.text[sentence.start:sentence.end] == sentence.text
     assert AuditEvent.objects.filter(action="stage_done", study=study).count() == 1
@@ -97,7 +100,8 @@ def test_a_failing_stage_records_its_error_and_stops_the_pipeline(sent, django_c
     job.refresh_from_db()
     study.refresh_from_db()
     assert job.state == Job.State.FAILED
-    assert job.error and "Traceback" in job.error_detail
+    assert job.error == "This study has no report: none was uploaded and none was generated."
+    assert "Traceback" in job.error_detail
     assert study.status == Study.Status.FAILED
     assert AuditEvent.objects.filter(action="stage_failed", study=study).exists()
 

@@ -7,7 +7,10 @@ from radreview.studies.models import Report, Sentence
 
 
 def load(job) -> str:
-    return job.study.audited_report.text
+    report = job.study.audited_report
+    if report is None:
+        raise pipeline.StageError("This study has no report: none was uploaded and none was generated.")
+    return report.text
 
 
 def compute(text: str, progress) -> list[pipeline.ParsedSentence]:
