@@ -287,14 +287,17 @@ class ExportView(ReviewBase):
     @extend_schema(
         summary="A signed version as txt, fhir (FHIR R4 DiagnosticReport JSON) or sr (DICOM Comprehensive SR)",
         responses={(200, "text/plain"): OpenApiTypes.STR, (200, "application/fhir+json"): OpenApiTypes.OBJECT,
-                   (200, "application/dicom"): OpenApiTypes.BINARY, 404: REFUSED},
+                   (200, "application/dicom"): OpenApiTypes.BINARY, 404: REFUSED,
+                   409: OpenApiResponse(REFUSED.response, description="The signed text fails its hash check")},
     )
     def get(self, request, pk: int, version: int, fmt: str):
         signoff = _signoff(pk, version)
+        if fmt not in BUILDERS:
+            raise Http404("No such export format")
         try:
             content, filename, media_type = services.export(signoff, fmt, request.user)
         except services.ReviewError as exc:
-            raise Http404(exc.message) from None
+            return Response({"detail": exc.message}, status=status.HTTP_409_CONFLICT)
         response = HttpResponse(content, content_type=media_type)
         response["Content-Disposition"] = f'attachment; filename="{filename}"'
         return response

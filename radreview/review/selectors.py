@@ -241,6 +241,11 @@ def _harm_rank(harm: str) -> int:
         return 0
 
 
+def same_site_path(url) -> bool:
+    """A URL path on this site ("/library/..."): never another host, so nothing leaves the site."""
+    return isinstance(url, str) and url.startswith("/") and not url.startswith("//") and "\\" not in url
+
+
 def _source_view(detection: Detection, context: dict[str, Any]) -> SourceView:
     evidence = detection.evidence if isinstance(detection.evidence, dict) else {"value": detection.evidence}
     extra: dict[str, Any] = {}
@@ -261,7 +266,7 @@ def _source_view(detection: Detection, context: dict[str, Any]) -> SourceView:
         extra["related"] = context["texts"].get(related) if isinstance(related, int) else None
     elif name == "vrag":
         extra["neighbours"] = [
-            {**n, "thumbnail": n.get("thumbnail_url") if str(n.get("thumbnail_url", "")).startswith("/") else None}
+            {**n, "thumbnail": n.get("thumbnail_url") if same_site_path(n.get("thumbnail_url")) else None}
             for n in evidence.get("neighbours", []) if isinstance(n, dict)
         ]
     extra["items"] = [

@@ -50,6 +50,10 @@ class StaleVersion(ReviewError):
         self.seen, self.current, self.latest = seen, current, latest
 
 
+class IntegrityFailure(ReviewError):
+    """A signed text no longer matches the hash recorded when it was signed."""
+
+
 @dataclass(frozen=True)
 class Outcome:
     """What an action produced, and the study's review version after it."""
@@ -252,7 +256,7 @@ def export(signoff: SignOff, fmt: str, user) -> tuple[bytes, str, str]:
         raise ReviewError(f"Unknown export format {fmt!r}.")
     if hashlib.sha256(signoff.report.text.encode("utf-8")).hexdigest() != signoff.sha256:
         logger.error("study %s: signed version %s fails its hash check", signoff.study_id, signoff.version)
-        raise ReviewError("The signed text does not match its signature hash; it cannot be exported.")
+        raise IntegrityFailure("The signed text does not match its signature hash; it cannot be exported.")
     content = builder.build(signoff)
     record_event("report_exported", actor=user, study=signoff.study, detail={
         "version": signoff.version, "format": fmt, "bytes": len(content),

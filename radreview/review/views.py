@@ -59,7 +59,7 @@ def _answer(request, pk: int, *, status: int = 200, message: str = "", notice: s
             messages.success(request, notice)
         return redirect("studies:detail", pk=pk)
     study = _load(pk)
-    context = review_context(request, study, message=message, notice=notice)
+    context = review_context(request, study, message=message, notice=notice, oob_status=True)
     return render(request, "review/_review.html", context, status=status)
 
 
@@ -144,10 +144,12 @@ def signed_version(request, pk: int, version: int):
 @require_GET
 def export(request, pk: int, version: int, fmt: str):
     signoff = _signoff(pk, version)
+    if fmt not in BUILDERS:
+        raise Http404("No such export format")
     try:
         content, filename, media_type = services.export(signoff, fmt, request.user)
     except services.ReviewError as exc:
-        raise Http404(exc.message) from None
+        return HttpResponse(exc.message, status=409, content_type="text/plain; charset=utf-8")
     response = HttpResponse(content, content_type=media_type)
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     response["Cache-Control"] = "no-store"

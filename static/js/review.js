@@ -14,7 +14,10 @@
 
   function select(index, { focus = true } = {}) {
     const sent = index === null ? null : sentenceEl(index);
-    document.querySelectorAll("#review .sent.selected").forEach((el) => el.classList.remove("selected"));
+    document.querySelectorAll("#review .sent.selected").forEach((el) => {
+      el.classList.remove("selected");
+      el.removeAttribute("aria-current");
+    });
     document.querySelectorAll("#review .panel").forEach((panel) => { panel.hidden = true; });
     const empty = document.getElementById("panel-empty");
     if (!sent) {

@@ -69,6 +69,23 @@ def test_the_side_panel_renders_each_detectors_evidence(radiologist_client):
     assert 'href="#sentence-2"' in impression and "<q>no pleural effusion</q>" in impression
 
 
+@pytest.mark.parametrize("url, shown", [
+    ("/library/images/19/thumbnail.png", True),
+    ("https://elsewhere.example/x.png", False),
+    ("//elsewhere.example/x.png", False),
+    ("/\\elsewhere.example/x.png", False),
+    ("javascript:alert(1)", False),
+])
+def test_neighbour_thumbnails_load_only_from_this_site(radiologist_client, url, shown):
+    study = rf.make_review_study()
+    probe = study.audited_report.detections.get(detector="vrag")
+    probe.evidence["neighbours"] = [{"reference_id": 1, "image_id": 2, "similarity": 0.9, "thumbnail_url": url}]
+    type(probe).objects.filter(pk=probe.pk).update(evidence=probe.evidence)
+    html = page(radiologist_client, study)
+    assert ('class="thumb"' in html) is shown
+    assert "elsewhere.example" not in html.split('id="panel-3"')[1].split("</article>")[0] or not shown
+
+
 def test_a_detector_without_a_template_gets_the_generic_evidence(radiologist_client):
     study = rf.make_review_study()
     report = study.audited_report
@@ -159,6 +176,7 @@ def test_sign_off_by_htmx_and_the_signed_version_page(radiologist_client):
     response = post(radiologist_client, study, "sign")
     html = response.content.decode()
     assert response.status_code == 200 and "Signed version 1." in html
+    assert '<span id="study-status" hx-swap-oob="true">' in html and "status-signed" in html
     assert 'id="signed-versions"' in html and f'/studies/{study.pk}/signed/1/export/sr/' in html
     assert "already has exactly this text" in html
     signed = radiologist_client.get(f"/studies/{study.pk}/signed/1/").content.decode()
@@ -167,6 +185,10 @@ def test_sign_off_by_htmx_and_the_signed_version_page(radiologist_client):
     assert export.status_code == 200 and export["Content-Disposition"].endswith('-v1.txt"')
     assert export.content.decode().startswith(rf.REPORT)
     assert radiologist_client.get(f"/studies/{study.pk}/signed/1/export/pdf/").status_code == 404
+    from radreview.studies.models import Report
+    Report.objects.filter(pk=SignOff.objects.get().report_id).update(text="tampered")
+    refused = radiologist_client.get(f"/studies/{study.pk}/signed/1/export/sr/")
+    assert refused.status_code == 409 and b"hash" in refused.content
     assert radiologist_client.get(f"/studies/{study.pk}/signed/2/").status_code == 404
 
 
