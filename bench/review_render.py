@@ -91,7 +91,8 @@ def main() -> None:
         render_times = timed(lambda: client.get(url), args.repeat)
 
         decide_url = f"/studies/{study.pk}/review/decide/"
-        flagged = [index for index in range(args.sentences) if f'id="sentence-{index}" data-index="{index}" data-flag' in html]
+        flagged = [index for index in range(args.sentences)
+                   if f'id="sentence-{index}" data-index="{index}" data-flag' in html]
 
         def decide_and_undo():
             version = Study.objects.get(pk=study.pk).review_version

@@ -24,6 +24,8 @@ AUDITED_KINDS = (Report.Kind.UPLOADED, Report.Kind.CANDIDATE)
 DECIDING_ACTIONS = (Decision.Action.ACCEPT, Decision.Action.REJECT, Decision.Action.EDIT)
 # Studies whose pipeline has finished: the only ones a radiologist decides on and signs.
 REVIEWABLE_STATUSES = (Study.Status.READY, Study.Status.SIGNED)
+# A sentence's state after its effective decision.
+STATES = {Decision.Action.ACCEPT: "accepted", Decision.Action.REJECT: "rejected", Decision.Action.EDIT: "edited"}
 
 JUDGE_RULES = {
     "contradiction": "Contradicts another sentence",
@@ -354,7 +356,7 @@ def review_state(study: Study, report: Report | None = None) -> ReviewState:
         views.append(SentenceView(
             sentence=sentence, index=sentence.index, section=sentence.section, original=sentence.text,
             current=decision.after_text if decision else sentence.text,
-            state={"accept": "accepted", "reject": "rejected", "edit": "edited"}[decision.action] if decision else "unchanged",
+            state=STATES[decision.action] if decision else "unchanged",
             decision=decision, flag=flag, history=history.get(sentence.pk, []),
         ))
 

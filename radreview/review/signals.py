@@ -3,7 +3,8 @@ from radreview.studies.models import Report
 
 
 def refuse_editing_final_reports(sender, instance: Report, **kwargs):
-    if instance.pk is not None and instance.kind == Report.Kind.FINAL and Report.objects.filter(pk=instance.pk).exists():
+    if (instance.pk is not None and instance.kind == Report.Kind.FINAL
+            and Report.objects.filter(pk=instance.pk).exists()):
         raise ValueError("final reports are immutable; sign a new version instead")
 
 
