@@ -117,6 +117,7 @@ INSTALLED_APPS = [
     "radreview.jobs",
     "radreview.review",
     "radreview.library",
+    "radreview.modelroles",
 ]
 
 MIDDLEWARE = [

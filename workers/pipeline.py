@@ -46,19 +46,34 @@ class StudyInputs:
         return self.has_report or self.has_samples or self.has_images
 
 
+# Backends that run model weights in the worker process: stages using them go to "gpu" workers.
+LOCAL_MODEL_KINDS = frozenset({"transformers", "open_clip", "radgraph"})
+
+
+def queue_for(roles: tuple[str, ...]) -> str:
+    """"gpu" when any of these model roles is served by local weights, else "cpu"."""
+    from workers.backends.registry import spec_for
+
+    return "gpu" if any(spec_for(role).kind in LOCAL_MODEL_KINDS for role in roles) else "cpu"
+
+
 @dataclass(frozen=True)
 class StageInfo:
     name: str
-    queue: str  # "gpu" for stages that run generative models, "cpu" for the rest
+    roles: tuple[str, ...]  # the model roles the stage uses; they decide its queue
     applies: Callable[[StudyInputs], bool]
     description: str
+
+    @property
+    def queue(self) -> str:
+        return queue_for(self.roles)
 
 
 # The order of a study's stages. Generation comes before parsing (a drafted report is parsed
 # like an uploaded one); detectors come after parsing; the system combination comes last.
 STAGES: tuple[StageInfo, ...] = (
-    StageInfo("ingest", "cpu", lambda s: s.has_images, "Decode images and make previews"),
-    StageInfo("parse_report", "cpu", lambda s: s.will_have_report,
+    StageInfo("ingest", (), lambda s: s.has_images, "Decode images and make previews"),
+    StageInfo("parse_report", (), lambda s: s.will_have_report,
               "Split the report into sentences; find each sentence's findings"),
 )
 STAGE_BY_NAME = {stage.name: stage for stage in STAGES}

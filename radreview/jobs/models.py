@@ -26,6 +26,7 @@ class Job(models.Model):
     stage = models.CharField(max_length=32)
     order = models.PositiveIntegerField(default=0)
     params = models.JSONField(default=dict, blank=True)
+    result = models.JSONField(default=dict, blank=True)  # what a site job reports back
     created_at = models.DateTimeField(auto_now_add=True)
     created_by = models.ForeignKey(
         "accounts.User", null=True, blank=True, on_delete=models.PROTECT, related_name="+"

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from radreview.modelroles import stage as probe_role
+
 from . import ingest, report
 
 
@@ -23,4 +25,6 @@ class StageAdapter:
 ADAPTERS: dict[str, StageAdapter] = {
     "ingest": StageAdapter(ingest.load, ingest.compute, ingest.store),
     "parse_report": StageAdapter(report.load, report.compute, report.store),
+    # Site jobs
+    "probe_role": StageAdapter(probe_role.load, probe_role.compute, probe_role.store),
 }

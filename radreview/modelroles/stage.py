@@ -1,0 +1,27 @@
+"""The "probe_role" site job: describe one role and run a tiny request through it, in a worker.
+
+It runs in a worker because that is where models load; the web process only knows the settings.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from django.utils import timezone
+
+from radreview.jobs.models import Job
+from workers.backends import registry
+
+
+def load(job: Job) -> str:
+    return job.params["role"]
+
+
+def compute(role: str, progress) -> dict:
+    result = registry.probe(role)
+    status = next(s for s in registry.describe() if s.role == role)
+    progress(1.0, "probed")
+    return {"status": asdict(status), "probe": asdict(result)}
+
+
+def store(job: Job, result: dict) -> None:
+    Job.objects.filter(pk=job.pk).update(result={**result, "at": timezone.now().isoformat()})
