@@ -31,7 +31,7 @@ from workers.prompts import get_prompt  # noqa: E402
 
 
 def tiny_settings(folder: Path, device: str) -> dict[str, str]:
-    from tests.workers.backends import tiny
+    from tests.support import tiny_models as tiny
 
     llm = tiny.build_llm(folder / "tiny-llama")
     vlm = tiny.build_vlm(folder / "tiny-llava")

@@ -13,7 +13,7 @@ import pytest  # noqa: E402
 
 from workers.backends import registry  # noqa: E402
 
-from . import tiny  # noqa: E402
+from tests.support import tiny_models as tiny  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

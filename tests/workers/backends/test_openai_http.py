@@ -17,7 +17,7 @@ from workers.backends.openai_http import OpenAIGenerator, OpenAITextModel
 from workers.backends.spec import parse_spec
 from workers.backends.structured import complete_json
 
-from .fake_server import FakeServer, Reply, completion
+from tests.support.fake_llm_server import FakeServer, Reply, completion
 
 SECRET = "sk-test-SECRET-4242"
 MESSAGES = [{"role": "user", "content": "Is there an effusion?"}]

@@ -11,7 +11,7 @@ from workers.backends import BackendLoadError, registry
 from workers.backends.openclip_encoder import OpenClipImageEncoder
 from workers.backends.spec import parse_spec
 
-from . import tiny
+from tests.support import tiny_models as tiny
 
 
 def images() -> list[np.ndarray]:

@@ -10,7 +10,7 @@ from workers.backends.radgraph_extractor import (RadGraphExtractor, check_radgra
                                                  compatibility_problem)
 from workers.backends.spec import parse_spec
 
-from . import tiny
+from tests.support import tiny_models as tiny
 
 INCOMPATIBLE = compatibility_problem() is not None
 

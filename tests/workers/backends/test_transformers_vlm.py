@@ -10,7 +10,7 @@ from workers.backends.spec import parse_spec
 from workers.backends.transformers_vlm import TransformersGenerator
 from workers.prompts import get_prompt
 
-from . import tiny
+from tests.support import tiny_models as tiny
 
 
 def study(seed: int = 0) -> list[ImageInput]:
