@@ -14,6 +14,7 @@ from django.db.models import Count, Exists, IntegerField, OuterRef, Prefetch, Q,
 from django.db.models.functions import Coalesce
 
 from radreview.studies.models import Report, Sentence, Study
+from workers import types
 from workers.types import Harm
 
 from . import derivation
@@ -392,3 +393,13 @@ def detection_prefetch() -> Prefetch:
 
 def signoff_for(study: Study, version: int) -> SignOff:
     return SignOff.objects.select_related("report", "signer", "study").get(study=study, version=version)
+
+
+def as_worker_detection(row: Detection) -> types.Detection:
+    """A stored detection back as the plain dataclass the workers take (e.g. to combine them)."""
+    return types.Detection(
+        sentence_index=row.sentence_index, start=row.start, end=row.end, detector=row.detector,
+        explanation=row.explanation, harm=row.harm, confidence=row.confidence,
+        evidence=row.evidence, suggestion=row.suggestion,
+        prompt_version=row.prompt_version or None, model=row.model_name or None,
+    )
