@@ -162,7 +162,7 @@ def configure(specs: Mapping[str, str | None], *,
         for role in ROLES:
             _entries[role] = _Entry()
     for role, spec in parsed.items():
-        log.info("%s = %s", spec.setting, spec.describe())
+        log.log(logging.DEBUG if spec.is_builtin else logging.INFO, "%s = %s", spec.setting, spec.describe())
     return dict(parsed)
 
 
