@@ -118,6 +118,7 @@ INSTALLED_APPS = [
     "radreview.review",
     "radreview.library",
     "radreview.modelroles",
+    "radreview.calibration",
 ]
 
 MIDDLEWARE = [
@@ -282,6 +283,44 @@ MODEL_ROLES = {
     "image_encoder": os.environ.get("RADREVIEW_IMAGE_ENCODER", "builtin"),
     "extractor": os.environ.get("RADREVIEW_EXTRACTOR", "builtin"),
 }
+
+# --- RadFlag (sampling, support, flags; docs/radflag.md) -----------------------------------
+
+
+def _radflag_float(name: str, default: float, low: float, high: float) -> float:
+    value = os.environ.get(name)
+    if not value:
+        return default
+    try:
+        number = float(value)
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"{name} must be a number, got {value!r}") from exc
+    if not low <= number <= high:
+        raise ImproperlyConfigured(f"{name} must be between {low} and {high}, got {value!r}")
+    return number
+
+
+# The sample stage: n samples at RADFLAG_TEMPERATURE, the candidate (when no report was
+# uploaded) at RADFLAG_CANDIDATE_TEMPERATURE, each at most RADFLAG_MAX_TOKENS tokens.
+RADFLAG_SAMPLES = env_int("RADREVIEW_RADFLAG_SAMPLES", 10)
+RADFLAG_TEMPERATURE = _radflag_float("RADREVIEW_RADFLAG_TEMPERATURE", 1.0, 0.0, 2.0)
+RADFLAG_CANDIDATE_TEMPERATURE = _radflag_float("RADREVIEW_RADFLAG_CANDIDATE_TEMPERATURE", 0.1, 0.0, 2.0)
+RADFLAG_MAX_TOKENS = env_int("RADREVIEW_RADFLAG_MAX_TOKENS", 256)
+# Without an active calibration: a sentence is flagged when fewer than this share of its
+# samples support it (λ1 = ceil(share · n): 3 of 10), a report when it has at least
+# RADFLAG_DEFAULT_LAMBDA2 flagged sentences.
+RADFLAG_DEFAULT_MIN_SUPPORT = _radflag_float("RADREVIEW_RADFLAG_DEFAULT_MIN_SUPPORT", 0.3, 0.0, 1.0)
+RADFLAG_DEFAULT_LAMBDA2 = env_int("RADREVIEW_RADFLAG_DEFAULT_LAMBDA2", 2)
+# Samples uploaded with a study (made by a generator outside RadReview).
+RADFLAG_MIN_UPLOADED_SAMPLES = 2
+RADFLAG_MAX_UPLOADED_SAMPLES = env_int("RADREVIEW_RADFLAG_MAX_UPLOADED_SAMPLES", 50)
+# Calibration files uploaded on the admin page.
+RADFLAG_MAX_CALIBRATION_MB = env_int("RADREVIEW_RADFLAG_MAX_CALIBRATION_MB", 64)
+if RADFLAG_SAMPLES < 2 or RADFLAG_DEFAULT_LAMBDA2 < 1 or RADFLAG_MAX_TOKENS < 1:
+    raise ImproperlyConfigured(
+        "RADREVIEW_RADFLAG_SAMPLES must be at least 2, RADREVIEW_RADFLAG_DEFAULT_LAMBDA2 and "
+        "RADREVIEW_RADFLAG_MAX_TOKENS at least 1"
+    )
 
 # --- Internationalisation ------------------------------------------------------------------
 

@@ -9,6 +9,7 @@ urlpatterns = [
     path("", include("radreview.audit.urls")),
     path("accounts/", include("radreview.accounts.urls")),
     path("site/models/", include("radreview.modelroles.urls")),
+    path("site/calibration/", include("radreview.calibration.urls")),
     path("admin/login/", admin_login),
     path("admin/", admin.site.urls),
     path("api/", include("radreview.api.urls")),

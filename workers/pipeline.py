@@ -73,8 +73,12 @@ class StageInfo:
 # like an uploaded one); detectors come after parsing; the system combination comes last.
 STAGES: tuple[StageInfo, ...] = (
     StageInfo("ingest", (), lambda s: s.has_images, "Decode images and make previews"),
+    StageInfo("sample", ("generator",), lambda s: s.has_images and not s.has_samples,
+              "RadFlag: draft the candidate (when no report was uploaded) and the n samples"),
     StageInfo("parse_report", (), lambda s: s.will_have_report,
               "Split the report into sentences; find each sentence's findings"),
+    StageInfo("radflag", ("llm",), lambda s: s.has_samples or s.has_images,
+              "RadFlag: each sentence's support among the samples; sentence and report flags"),
 )
 STAGE_BY_NAME = {stage.name: stage for stage in STAGES}
 

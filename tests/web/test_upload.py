@@ -66,7 +66,8 @@ def test_dicom_study_with_a_report_creates_one_study_with_metadata_and_jobs(radi
     assert image.kind == "dicom" and image.rows == 256 and image.metadata["modality"] == "DX"
     assert Path(image.original.path).read_bytes()[128:132] == b"DICM"
     assert study.reports.get().text == REPORT
-    assert [job.stage for job in study.jobs.all()] == ["ingest", "parse_report"]
+    stages = [job.stage for job in study.jobs.all()]
+    assert stages[0] == "ingest" and "parse_report" in stages
     assert study.jobs.get(stage="ingest").state == Job.State.QUEUED
 
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from radreview.calibration import stage as calibrate
 from radreview.modelroles import stage as probe_role
 
-from . import ingest, report
+from . import ingest, radflag, report, sample
 
 
 @dataclass(frozen=True)
@@ -24,7 +25,10 @@ class StageAdapter:
 
 ADAPTERS: dict[str, StageAdapter] = {
     "ingest": StageAdapter(ingest.load, ingest.compute, ingest.store),
+    "sample": StageAdapter(sample.load, sample.compute, sample.store),
     "parse_report": StageAdapter(report.load, report.compute, report.store),
+    "radflag": StageAdapter(radflag.load, radflag.compute, radflag.store),
     # Site jobs
     "probe_role": StageAdapter(probe_role.load, probe_role.compute, probe_role.store),
+    "calibrate": StageAdapter(calibrate.load, calibrate.compute, calibrate.store),
 }

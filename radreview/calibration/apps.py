@@ -1,0 +1,7 @@
+from django.apps import AppConfig
+
+
+class CalibrationConfig(AppConfig):
+    name = "radreview.calibration"
+    label = "calibration"
+    verbose_name = "RadFlag calibration"

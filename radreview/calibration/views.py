@@ -1,0 +1,112 @@
+"""The admin calibration page: upload and run, follow the run, read and activate versions."""
+from django.contrib import messages
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from radreview.accounts.permissions import require_site_admin
+from radreview.jobs.models import Job
+
+from . import selectors, services
+from .forms import CalibrationRunForm
+from .models import Calibration
+
+
+def _page(request, form, status=200):
+    return render(request, "calibration/index.html", {
+        "form": form, "calibrations": selectors.calibrations(), "active_id": selectors.active_id(),
+        "runs": selectors.recent_runs(), "activations": selectors.activations(),
+        "thresholds": services.active_thresholds(),
+    }, status=status)
+
+
+def index(request):
+    require_site_admin(request.user)
+    return _page(request, CalibrationRunForm())
+
+
+@require_POST
+def run(request):
+    require_site_admin(request.user)
+    form = CalibrationRunForm(request.POST, request.FILES)
+    if not form.is_valid():
+        return _page(request, form, status=400)
+    upload = form.cleaned_data["file"]
+    try:
+        job = services.start_run(services.RunRequest(
+            data=upload.read(), file_name=upload.name, alpha=form.cleaned_data["alpha"],
+            target_report_rate=form.cleaned_data["target_report_rate"],
+            per_category=form.cleaned_data["per_category"],
+        ), actor=request.user)
+    except services.CalibrationRejected as exc:
+        form.add_error(None, exc.message)
+        return _page(request, form, status=400)
+    return redirect("calibration:run", job_pk=job.pk)
+
+
+def run_status(request, job_pk: int):
+    """The run's page, and (htmx) its progress partial; a finished run goes to its calibration."""
+    require_site_admin(request.user)
+    try:
+        job = selectors.run(job_pk)
+    except Job.DoesNotExist:
+        raise Http404("No such calibration run") from None
+    calibration = selectors.calibration_of(job) if job.state == Job.State.DONE else None
+    if request.htmx:
+        response = render(request, "calibration/_run.html", {"job": job, "calibration": calibration})
+        if calibration is not None:
+            response["HX-Redirect"] = calibration_url(calibration)
+        return response
+    if calibration is not None:
+        return redirect("calibration:detail", pk=calibration.pk)
+    return render(request, "calibration/run.html", {"job": job, "calibration": calibration})
+
+
+def calibration_url(calibration: Calibration) -> str:
+    from django.urls import reverse
+
+    return reverse("calibration:detail", args=[calibration.pk])
+
+
+def detail(request, pk: int):
+    require_site_admin(request.user)
+    calibration = get_object_or_404(Calibration.objects.select_related("created_by"), pk=pk)
+    return render(request, "calibration/detail.html", {
+        "calibration": calibration, "plot": selectors.figure(calibration),
+        "lambda2_rows": calibration.result.get("lambda2_table", []),
+        "category_rows": selectors.category_rows(calibration),
+        "is_active": selectors.active_id() == calibration.pk,
+    })
+
+
+@require_POST
+def activate(request, pk: int):
+    require_site_admin(request.user)
+    calibration = get_object_or_404(Calibration, pk=pk)
+    services.activate(calibration, actor=request.user)
+    messages.success(request, f"Calibration version {calibration.version} is now active.")
+    return redirect("calibration:detail", pk=pk)
+
+
+@require_POST
+def use_defaults(request):
+    require_site_admin(request.user)
+    services.activate(None, actor=request.user)
+    messages.success(request, "RadFlag now flags with the default thresholds.")
+    return redirect("calibration:index")
+
+
+def export(request):
+    """The reviewed studies as a pre-scored calibration file (JSON lines)."""
+    require_site_admin(request.user)
+    n_samples = request.GET.get("n_samples")
+    try:
+        n = int(n_samples) if n_samples else None
+    except ValueError:
+        raise Http404("n_samples must be a whole number") from None
+    reviewed = services.export_reviewed(actor=request.user, n_samples=n)
+    response = HttpResponse(reviewed.jsonl(), content_type="application/x-ndjson; charset=utf-8")
+    response["Content-Disposition"] = 'attachment; filename="reviewed-studies.jsonl"'
+    response["X-Reports"] = str(len(reviewed.records))
+    response["X-Left-Out-Other-N"] = str(reviewed.left_out_other_n)
+    return response

@@ -1,0 +1,63 @@
+"""RadFlag stage: each sentence's support against the samples, sentence and report flags.
+
+Loads the audited report's sentences, the study's samples and the thresholds of the active
+calibration (or the defaults) when the stage starts; stores the support on each Sentence,
+one ``radflag`` detection per flagged sentence, and the study's RadFlag result with the
+calibration that flagged it.
+"""
+from __future__ import annotations
+
+from radreview.audit.services import record_event
+from radreview.calibration import services as calibration
+from radreview.jobs.models import Job
+from radreview.review.services import store_detections
+from radreview.studies.models import Report, Sentence
+from workers import pipeline
+from workers.radflag import stages
+from workers.radflag.flags import SentenceInfo
+
+
+def load(job) -> stages.RadFlagInputs:
+    study = job.study
+    report = study.audited_report
+    if report is None:
+        raise pipeline.StageError("This study has no report for RadFlag to audit.")
+    sentences = tuple(
+        SentenceInfo(s.index, s.text, s.start, s.end, s.section, s.category, tuple(s.findings or ()))
+        for s in report.sentences.order_by("index")
+    )
+    samples = tuple(study.reports.filter(kind=Report.Kind.SAMPLE)
+                    .order_by("sample_index", "id").values_list("text", flat=True))
+    return stages.RadFlagInputs(sentences, samples, calibration.active_thresholds())
+
+
+def compute(inputs: stages.RadFlagInputs, progress) -> stages.RadFlagResult:
+    return stages.radflag(inputs, progress)
+
+
+def store(job, result: stages.RadFlagResult) -> None:
+    study = job.study
+    if result.skipped or result.outcome is None:
+        Job.objects.filter(pk=job.pk).update(result={"skipped": result.skipped})
+        record_event("radflag_skipped", study=study, detail={"stage": "radflag", "reason": result.skipped})
+        return
+    report = study.audited_report
+    rows = {s.index: s for s in report.sentences.all()}
+    categories = {flag.index: flag.category for flag in result.outcome.sentences}
+    changed = []
+    for support in result.supports:
+        row = rows[support.index]
+        row.support, row.support_n = support.support, support.n
+        row.support_verdicts = [verdict.to_dict() for verdict in support.verdicts]
+        row.category = row.category or categories.get(support.index, "")
+        changed.append(row)
+    Sentence.objects.bulk_update(changed, ["support", "support_n", "support_verdicts", "category"])
+    store_detections(report, result.outcome.detections, flagged=True)
+    calibration.record_study_result(study, report, result.thresholds, result.outcome,
+                                    result.n_samples,
+                                    note=result.thresholds.describe(result.n_samples))
+    Job.objects.filter(pk=job.pk).update(result={
+        "scored": len(result.supports), "flagged": result.outcome.flagged_sentences,
+        "report_flagged": result.outcome.report_flagged,
+        "calibration": result.thresholds.calibration_id,
+    })

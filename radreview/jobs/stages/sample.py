@@ -1,0 +1,53 @@
+"""Sample stage (RadFlag): the candidate report when none was uploaded, and the n samples.
+
+Each generated text is stored as a Report of kind candidate / sample with its temperature,
+its sample index and the generator's name as its source.
+"""
+from __future__ import annotations
+
+from django.conf import settings
+
+from radreview.audit.services import record_event
+from radreview.jobs.models import Job
+from radreview.studies.models import Image, Report
+from workers.radflag import stages
+
+
+def load(job) -> stages.SampleInputs:
+    study = job.study
+    uploaded = study.reports.filter(kind=Report.Kind.UPLOADED).exists()
+    images = tuple(
+        stages.ImageForSampling(path=image.original.path, kind=image.kind,
+                                view="" if image.view == Image.View.UNKNOWN else image.view)
+        for image in study.images.order_by("position", "id")
+    )
+    return stages.SampleInputs(
+        images=images, need_candidate=not uploaded, n=settings.RADFLAG_SAMPLES,
+        temperature=settings.RADFLAG_TEMPERATURE,
+        candidate_temperature=settings.RADFLAG_CANDIDATE_TEMPERATURE,
+        max_tokens=settings.RADFLAG_MAX_TOKENS, index_dir=str(settings.INDEX_DIR),
+    )
+
+
+def compute(inputs: stages.SampleInputs, progress) -> stages.SampleResult:
+    return stages.sample(inputs, progress)
+
+
+def store(job, result: stages.SampleResult) -> None:
+    study = job.study
+    if result.skipped:
+        Job.objects.filter(pk=job.pk).update(result={"skipped": result.skipped})
+        record_event("radflag_skipped", study=study, detail={"stage": "sample", "reason": result.skipped})
+        return
+    if result.candidate is not None:
+        Report.objects.create(study=study, kind=Report.Kind.CANDIDATE, text=result.candidate.text,
+                              source=result.source[:200], temperature=result.candidate.temperature)
+    Report.objects.bulk_create(
+        Report(study=study, kind=Report.Kind.SAMPLE, text=sample.text, source=result.source[:200],
+               temperature=sample.temperature, sample_index=sample.sample_index)
+        for sample in result.samples
+    )
+    Job.objects.filter(pk=job.pk).update(result={
+        "generator": result.source, "samples": len(result.samples),
+        "candidate": result.candidate is not None,
+    })
