@@ -89,17 +89,17 @@ def start_run(request: RunRequest, *, actor) -> Job:
     return job
 
 
-def create_calibration(job: Job, result: crc.CalibrationResult) -> Calibration:
-    """Store a finished run as the next calibration version (inside the job's transaction)."""
-    params = job.params
+def create_calibration(result: crc.CalibrationResult, *, file_name: str, sha256: str,
+                       path: str = "", actor=None, job: Job | None = None) -> Calibration:
+    """Store a calibration result as the next version (the site job calls this inside its
+    store transaction; ``calibrate --save`` from the command line)."""
     for attempt in range(3):
         version = (Calibration.objects.aggregate(top=Max("version"))["top"] or 0) + 1
         try:
             with transaction.atomic():
                 calibration = Calibration.objects.create(
-                    version=version, created_by=job.created_by, job=job,
-                    source_name=params.get("file_name", ""), source_path=params.get("path", ""),
-                    source_sha256=params.get("sha256", ""), alpha=result.alpha,
+                    version=version, created_by=actor, job=job, source_name=file_name[:255],
+                    source_path=path, source_sha256=sha256, alpha=result.alpha,
                     target_report_rate=result.target_report_rate, per_category=result.per_category,
                     n_samples=result.n_samples, n_reports=result.n_reports,
                     n_sentences=result.n_sentences, lambda1=result.lambda1,
@@ -113,8 +113,9 @@ def create_calibration(job: Job, result: crc.CalibrationResult) -> Calibration:
         except IntegrityError:  # another run took this version number first
             if attempt == 2:
                 raise
-    record_event("calibration_created", actor=job.created_by, detail={
-        "calibration": calibration.pk, "version": calibration.version, "job": job.pk,
+    record_event("calibration_created", actor=actor, detail={
+        "calibration": calibration.pk, "version": calibration.version,
+        "job": job.pk if job else None,
         "lambda1": calibration.lambda1, "lambda2": calibration.lambda2, "alpha": calibration.alpha,
     })
     return calibration

@@ -49,7 +49,10 @@ def compute(inputs: CalibrationJob, progress) -> crc.CalibrationResult:
 def store(job: Job, result: crc.CalibrationResult) -> None:
     from .services import create_calibration
 
-    calibration = create_calibration(job, result)
+    params = job.params
+    calibration = create_calibration(result, file_name=params.get("file_name", ""),
+                                     sha256=params.get("sha256", ""), path=params.get("path", ""),
+                                     actor=job.created_by, job=job)
     Job.objects.filter(pk=job.pk).update(result={
         "calibration": calibration.pk, "version": calibration.version,
         "summary": result.summary(), "at": timezone.now().isoformat(),

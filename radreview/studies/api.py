@@ -65,11 +65,22 @@ class UploadSerializer(serializers.Serializer):
     files = serializers.ListField(child=serializers.FileField(allow_empty_file=True), required=False, default=list)
     report_text = serializers.CharField(required=False, allow_blank=True, default="", trim_whitespace=False)
     has_prior = serializers.BooleanField(required=False, default=False)
+    # A candidate and its samples made by a generator outside RadReview (docs/radflag.md):
+    # the samples as repeated ``samples`` fields, or pasted JSON (``samples_text``), or a file.
+    candidate_text = serializers.CharField(required=False, allow_blank=True, default="", trim_whitespace=False)
+    samples = serializers.ListField(
+        child=serializers.CharField(allow_blank=True, trim_whitespace=False), required=False, default=list)
+    samples_text = serializers.CharField(required=False, allow_blank=True, default="", trim_whitespace=False)
+    samples_file = serializers.FileField(required=False, allow_null=True, default=None, allow_empty_file=True)
+    candidate_temperature = serializers.FloatField(required=False, allow_null=True, default=None)
+    sample_temperature = serializers.FloatField(required=False, allow_null=True, default=None)
+    generator_name = serializers.CharField(required=False, allow_blank=True, default="", max_length=200)
 
 
 class StudyViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin,
                    viewsets.GenericViewSet):
-    """Create a study by upload (multipart: ``files``, ``report_text``, ``has_prior``), list, read."""
+    """Create a study by upload (multipart: ``files``, ``report_text``, ``has_prior``; or a
+    ``candidate_text`` with ``samples`` made elsewhere), list, read."""
 
     parser_classes = [MultiPartParser, FormParser]
 

@@ -33,3 +33,38 @@ class UploadForm(forms.Form):
     has_prior = forms.BooleanField(
         required=False, label="A prior exam is available for comparison",
     )
+    # RadFlag on a generator that runs elsewhere: its candidate report and its samples.
+    candidate_text = forms.CharField(
+        required=False, label="Candidate report (made elsewhere)", strip=False,
+        widget=forms.Textarea(attrs={"rows": 6}),
+        help_text="The report your generator wrote at a low temperature; RadFlag audits it.",
+    )
+    samples_text = forms.CharField(
+        required=False, label="Samples", strip=False, widget=forms.Textarea(attrs={"rows": 6}),
+        help_text='The same generator\'s samples at a higher temperature: a JSON list '
+                  '(["sample 1", "sample 2", ...]) or JSON lines, one quoted sample per line. '
+                  "At least 2.",
+    )
+    samples_file = forms.FileField(
+        required=False, label="…or a samples file", allow_empty_file=True,
+        help_text="A .json list or .jsonl file of the samples.",
+    )
+    candidate_temperature = forms.FloatField(required=False, min_value=0.0, max_value=5.0,
+                                             label="Candidate temperature (optional)")
+    sample_temperature = forms.FloatField(required=False, min_value=0.0, max_value=5.0,
+                                          label="Sample temperature (optional)")
+    generator_name = forms.CharField(required=False, max_length=200,
+                                     label="Generator name (optional)")
+
+    EXTERNAL_FIELDS = ("candidate_text", "samples_text", "samples_file", "candidate_temperature",
+                       "sample_temperature", "generator_name")
+
+    def basic_fields(self):
+        return [field for field in self if field.name not in self.EXTERNAL_FIELDS]
+
+    def external_fields(self):
+        return [field for field in self if field.name in self.EXTERNAL_FIELDS]
+
+    @property
+    def external_given(self) -> bool:
+        return any(self.data.get(name) for name in self.EXTERNAL_FIELDS) or "samples_file" in self.files

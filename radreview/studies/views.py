@@ -43,6 +43,12 @@ def upload(request):
                 files=form.cleaned_data["files"],
                 report_text=form.cleaned_data["report_text"],
                 has_prior=form.cleaned_data["has_prior"],
+                candidate_text=form.cleaned_data["candidate_text"],
+                samples_text=form.cleaned_data["samples_text"],
+                samples_file=form.cleaned_data["samples_file"],
+                candidate_temperature=form.cleaned_data["candidate_temperature"],
+                sample_temperature=form.cleaned_data["sample_temperature"],
+                generator_name=form.cleaned_data["generator_name"],
             ))
         except UploadRejected as exc:
             form.add_error(None, exc.message)

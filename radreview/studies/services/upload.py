@@ -8,6 +8,7 @@ created, in one transaction; files written before a failure are removed again.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +39,28 @@ class UploadRequest:
     files: list = field(default_factory=list)  # Django UploadedFile objects
     report_text: str = ""
     has_prior: bool = False
+    # A candidate report and its samples made by a generator outside RadReview (RadFlag audits
+    # that generator as a black box). The samples come one way only: as separate texts
+    # (``samples``), as a JSON list or JSON lines pasted (``samples_text``), or as a .json /
+    # .jsonl file (``samples_file``). See docs/radflag.md.
+    candidate_text: str = ""
+    samples: list = field(default_factory=list)
+    samples_text: str = ""
+    samples_file: object = None
+    candidate_temperature: float | None = None
+    sample_temperature: float | None = None
+    generator_name: str = ""
+
+
+@dataclass(frozen=True)
+class ExternalReports:
+    """A checked candidate and its samples from a generator outside RadReview."""
+
+    candidate: str
+    samples: list[str]
+    source: str
+    candidate_temperature: float | None = None
+    sample_temperature: float | None = None
 
 
 @dataclass
@@ -127,8 +150,122 @@ def _check_report(text: str) -> str:
     return text
 
 
-def check_upload(request: UploadRequest) -> tuple[dict[str, list[_CheckedImage]], str]:
-    """Validate everything; return the images grouped by study and the report text."""
+def _sample_text(value, where: str) -> str:
+    if isinstance(value, dict) and "text" in value:
+        value = value["text"]
+    if not isinstance(value, str):
+        raise UploadRejected(f"{where}: expected a sample report text (a JSON string, or an object "
+                             "with a \"text\")")
+    return value
+
+
+def parse_samples(text: str, name: str = "Samples") -> list[str]:
+    """Sample texts from a JSON list (``["...", "..."]``) or JSON lines (one string, or one
+    object with a "text", per line). Refusals name the line or item."""
+    stripped = text.lstrip("\ufeff").strip()
+    if not stripped:
+        return []
+    if stripped.startswith("["):
+        try:
+            items = json.loads(stripped)
+        except ValueError as exc:
+            raise UploadRejected(f"{name}: not a valid JSON list ({exc.msg}, line {exc.lineno}).") from None
+        if not isinstance(items, list):
+            raise UploadRejected(f"{name}: expected a JSON list of sample texts.")
+        return [_sample_text(item, f"{name}, item {number}") for number, item in enumerate(items, start=1)]
+    samples = []
+    for number, line in enumerate(stripped.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except ValueError as exc:
+            raise UploadRejected(
+                f"{name}, line {number}: not valid JSON ({exc.msg}). Give the samples as a JSON "
+                "list or as JSON lines, one quoted sample per line.") from None
+        samples.append(_sample_text(item, f"{name}, line {number}"))
+    return samples
+
+
+def _collect_samples(request: UploadRequest) -> list[str] | None:
+    """The samples, from whichever one way they came; None when none were given."""
+    given = [bool(request.samples), bool((request.samples_text or "").strip()),
+             request.samples_file is not None]
+    if sum(given) > 1:
+        raise UploadRejected("Give the samples one way only: as separate fields, pasted as a JSON "
+                             "list / JSON lines, or as a .json / .jsonl file.")
+    if request.samples:
+        return list(request.samples)
+    if request.samples_text and request.samples_text.strip():
+        return parse_samples(request.samples_text)
+    if request.samples_file is not None:
+        upload = request.samples_file
+        if upload.size > settings.MAX_UPLOAD_FILE_BYTES:
+            raise UploadRejected(f"{upload.name}: the file is {_mb(upload.size)}; the limit per file "
+                                 f"is {_mb(settings.MAX_UPLOAD_FILE_BYTES)}.")
+        raw = upload.read()
+        upload.seek(0)
+        if b"\x00" in raw:
+            raise UploadRejected(f"{upload.name}: this is not a text file of samples.")
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise UploadRejected(f"{upload.name}: the samples file is not UTF-8 text.") from None
+        return parse_samples(text, upload.name)
+    return None
+
+
+def _check_temperature(value, what: str) -> float | None:
+    if value is None:
+        return None
+    if not 0.0 <= value <= 5.0:
+        raise UploadRejected(f"The {what} temperature must be between 0 and 5, got {value:g}.")
+    return float(value)
+
+
+def check_external(request: UploadRequest) -> ExternalReports | None:
+    """The candidate and samples made elsewhere, checked; None when none were given."""
+    candidate = (request.candidate_text or "").replace("\r\n", "\n").replace("\r", "\n").strip()
+    samples = _collect_samples(request)
+    if not candidate and samples is None:
+        return None
+    if not candidate:
+        raise UploadRejected("Samples were given without their candidate report: paste the "
+                             "candidate that the same generator made.")
+    minimum, maximum = settings.RADFLAG_MIN_UPLOADED_SAMPLES, settings.RADFLAG_MAX_UPLOADED_SAMPLES
+    if not samples:
+        raise UploadRejected(f"A candidate made elsewhere needs its samples (at least {minimum}). "
+                             "To audit a report without samples, paste it as the report.")
+    if len(samples) < minimum:
+        raise UploadRejected(f"Only {len(samples)} sample: RadFlag needs at least {minimum}.")
+    if len(samples) > maximum:
+        raise UploadRejected(f"{len(samples)} samples: at most {maximum} are accepted.")
+    if len(candidate) > settings.MAX_REPORT_CHARS:
+        raise UploadRejected(f"The candidate report has {len(candidate):,} characters; the limit is "
+                             f"{settings.MAX_REPORT_CHARS:,}.")
+    checked = []
+    for number, sample in enumerate(samples, start=1):
+        text = sample.replace("\r\n", "\n").replace("\r", "\n").strip()
+        if not text:
+            raise UploadRejected(f"Sample {number} is empty.")
+        if len(text) > settings.MAX_REPORT_CHARS:
+            raise UploadRejected(f"Sample {number} has {len(text):,} characters; the limit is "
+                                 f"{settings.MAX_REPORT_CHARS:,}.")
+        checked.append(text)
+    name = (request.generator_name or "").strip()
+    if len(name) > 200:
+        raise UploadRejected("The generator's name may have at most 200 characters.")
+    return ExternalReports(
+        candidate=candidate, samples=checked, source=name or "external generator",
+        candidate_temperature=_check_temperature(request.candidate_temperature, "candidate"),
+        sample_temperature=_check_temperature(request.sample_temperature, "sample"),
+    )
+
+
+def check_upload(request: UploadRequest
+                 ) -> tuple[dict[str, list[_CheckedImage]], str, ExternalReports | None]:
+    """Validate everything; return the images grouped by study, the report text, and the
+    candidate with its samples made elsewhere (None when none were given)."""
     _check_sizes(request.files)
     report_text = request.report_text or ""
     images: list[_CheckedImage] = []
@@ -145,7 +282,11 @@ def check_upload(request: UploadRequest) -> tuple[dict[str, list[_CheckedImage]]
                 f"{upload.name}: not a DICOM file, a PNG or JPEG image, or a .txt report."
             )
     report_text = _check_report(report_text)
-    if not images and not report_text:
+    external = check_external(request)
+    if external is not None and report_text:
+        raise UploadRejected("Give either a report to audit, or a candidate with its samples made "
+                             "elsewhere — not both.")
+    if not images and not report_text and external is None:
         if request.report_text or any(getattr(f, "name", "").endswith(".txt") for f in request.files):
             raise UploadRejected("The report is empty.")
         raise UploadRejected("Nothing to upload: add DICOM files, PNG/JPEG images, or a report.")
@@ -161,16 +302,16 @@ def check_upload(request: UploadRequest) -> tuple[dict[str, list[_CheckedImage]]
         groups.setdefault(image.metadata.get("study_instance_uid", "") if image.kind == "dicom" else "", []).append(image)
     dicom_uids = [uid for uid in groups if uid]
     plain_images = "" in groups
-    if len(dicom_uids) > 1 and (report_text or plain_images):
+    if len(dicom_uids) > 1 and (report_text or plain_images or external is not None):
         raise UploadRejected(
-            f"These DICOM files belong to {len(dicom_uids)} different studies; a report or plain "
-            "images can only go with one study. Upload each study separately."
+            f"These DICOM files belong to {len(dicom_uids)} different studies; a report, samples or "
+            "plain images can only go with one study. Upload each study separately."
         )
     if len(dicom_uids) == 1 and plain_images:
         groups[dicom_uids[0]].extend(groups.pop(""))
     if not groups:
         groups[""] = []
-    return groups, report_text
+    return groups, report_text, external
 
 
 def _study_fields(first_dicom: dict) -> dict:
@@ -197,12 +338,12 @@ def _study_fields(first_dicom: dict) -> dict:
 
 def create_studies(*, user, request: UploadRequest) -> list[Study]:
     """Check the upload, then create its studies and start their pipelines."""
-    groups, report_text = check_upload(request)
+    groups, report_text, external = check_upload(request)
     written: list[Path] = []
     try:
         with transaction.atomic():
             studies = [
-                _create_study(user, images, report_text, request.has_prior, written)
+                _create_study(user, images, report_text, request.has_prior, written, external)
                 for images in groups.values()
             ]
     except BaseException:
@@ -213,7 +354,7 @@ def create_studies(*, user, request: UploadRequest) -> list[Study]:
 
 
 def _create_study(user, images: list[_CheckedImage], report_text: str, has_prior: bool,
-                  written: list[Path]) -> Study:
+                  written: list[Path], external: ExternalReports | None = None) -> Study:
     first_dicom = next((image.metadata for image in images if image.kind == "dicom"), {})
     study = Study.objects.create(uploaded_by=user, has_prior=has_prior, **_study_fields(first_dicom))
     for position, checked in enumerate(images):
@@ -231,9 +372,21 @@ def _create_study(user, images: list[_CheckedImage], report_text: str, has_prior
     if report_text:
         Report.objects.create(study=study, kind=Report.Kind.UPLOADED, text=report_text,
                               source="upload", created_by=user)
-    jobs.plan_jobs(study, pipeline.StudyInputs(has_images=bool(images), has_report=bool(report_text)))
-    record_event("study_uploaded", actor=user, study=study,
-                 detail={"images": len(images), "report": bool(report_text)})
+    if external is not None:
+        Report.objects.create(study=study, kind=Report.Kind.CANDIDATE, text=external.candidate,
+                              source=external.source, temperature=external.candidate_temperature,
+                              created_by=user)
+        Report.objects.bulk_create(
+            Report(study=study, kind=Report.Kind.SAMPLE, text=text, source=external.source,
+                   temperature=external.sample_temperature, sample_index=number, created_by=user)
+            for number, text in enumerate(external.samples)
+        )
+    jobs.plan_jobs(study, pipeline.StudyInputs(has_images=bool(images), has_report=bool(report_text),
+                                               has_samples=external is not None))
+    detail = {"images": len(images), "report": bool(report_text)}
+    if external is not None:
+        detail["samples"] = len(external.samples)
+    record_event("study_uploaded", actor=user, study=study, detail=detail)
     jobs.start_next(study)
     logger.info("study %s uploaded with %s images, report: %s", study.pk, len(images), bool(report_text))
     return study
