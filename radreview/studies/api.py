@@ -31,7 +31,7 @@ class ImageSerializer(serializers.ModelSerializer):
 class SentenceSerializer(serializers.ModelSerializer):
     class Meta:
         model = Sentence
-        fields = ["index", "text", "start", "end", "section", "category", "findings"]
+        fields = ["index", "text", "start", "end", "section", "category", "findings", "support", "support_n"]
 
 
 class ReportSerializer(serializers.ModelSerializer):

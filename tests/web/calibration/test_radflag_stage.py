@@ -72,6 +72,15 @@ def test_the_review_page_shows_support_the_samples_and_the_report_banner(radiolo
     assert "supported by <strong>2 of 10</strong> sampled reports" in body
     assert "Show the 10 samples and their verdicts" in body
     assert "FINDINGS: Heart size is normal. Small right pleural effusion." in body  # a sample's text
+    assert "No active calibration: default thresholds (λ1 = 3 of 10 samples, λ2 = 2)" in body
+
+
+def test_the_api_gives_each_sentences_support(radiologist, api_client):
+    study = run_stages(upload_with_samples(radiologist))
+    reports = api_client.get(f"/api/studies/{study.pk}/").json()["reports"]
+    candidate = next(r for r in reports if r["kind"] == "candidate")
+    assert [(s["support"], s["support_n"]) for s in candidate["sentences"]][:2] == [(10, 10), (2, 10)]
+    assert sum(r["kind"] == "sample" for r in reports) == 10
 
 
 def test_no_banner_when_too_few_sentences_are_flagged(radiologist, radiologist_client, settings):
