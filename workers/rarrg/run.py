@@ -1,0 +1,103 @@
+"""RA-RRG for one study: retrieve key phrases for its views, write the draft, audit the report."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from workers.imagememory import QueryImage, load_pixels
+from workers.pipeline import Progress, StageError, no_progress
+from workers.types import Detection
+
+from .compose import compose_report, compose_with_llm
+from .retrieval import DEFAULT_NEIGHBOURS, DEFAULT_THRESHOLD, PhraseRetrieval, select_phrases
+from .support import unsupported_sentences
+
+
+@dataclass(frozen=True)
+class RarrgInputs:
+    index_dir: str
+    images: tuple[QueryImage, ...]
+    report: str | None = None          # the audited report, when the study has one
+    neighbours: int = DEFAULT_NEIGHBOURS
+    threshold: float = DEFAULT_THRESHOLD
+    retriever_checkpoint: str | None = None  # the trained retriever, instead of the kNN form
+    memory_options: dict = field(default_factory=dict)
+
+
+@dataclass
+class RarrgResult:
+    draft: str
+    phrases: list[dict]          # selected, best first
+    candidates: list[dict]       # every scored phrase (the first 30)
+    neighbours: list[dict]       # per view, flattened, with "query"
+    detections: list[Detection]
+    draft_prompt_version: str | None
+    draft_model: str | None
+    retriever: str               # "knn" or "trained"
+    encoder: str
+    encoder_learned: bool
+
+
+def trained_retrieval(checkpoint: str, memory, vectors, threshold: float) -> PhraseRetrieval:
+    """Phrases from the trained retriever (one forward pass per view, best score pooled)."""
+    from .retriever import load_checkpoint
+    from .retrieval import ScoredPhrase, pool_views, resolve_conflicts
+
+    model = load_checkpoint(checkpoint)
+    per_view = []
+    for view, vector in enumerate(vectors):
+        found = model.retrieve([vector[None, :]], memory.phrase_vectors, memory.phrases,
+                               threshold=threshold)
+        per_view.append({text: (score, ()) for text, score in found})
+    candidates = pool_views(per_view, threshold)
+    selected = resolve_conflicts([p for p in candidates if p.score >= threshold])
+    return PhraseRetrieval(selected, candidates, [], threshold)
+
+
+def run_rarrg(inputs: RarrgInputs, progress: Progress = no_progress, *, encoder=None,
+              embedder=None, llm=None, use_registry: bool = True) -> RarrgResult:
+    from workers.vrag.run import check_encoder, open_memory
+
+    if use_registry:
+        from workers.backends import registry
+        encoder = encoder or registry.image_encoder()
+        embedder = embedder or registry.text_embedder()
+        llm = llm if llm is not None else registry.llm()
+    if encoder is None:
+        from workers.backends.builtin import AppearanceDescriptorEncoder
+        encoder = AppearanceDescriptorEncoder()
+    if not inputs.images:
+        raise StageError("RA-RRG needs the study's images; this study has none.")
+    memory = open_memory(inputs.index_dir, inputs.memory_options)
+    check_encoder(memory, encoder)
+    if embedder is not None:
+        from workers.imagememory import EncoderMismatch
+        try:
+            memory.check_text_embedder(embedder)
+        except EncoderMismatch as exc:
+            raise StageError(exc.message) from None
+    vectors = encoder.encode([load_pixels(image) for image in inputs.images])
+    if inputs.retriever_checkpoint:
+        retrieval = trained_retrieval(inputs.retriever_checkpoint, memory, vectors,
+                                      inputs.threshold)
+        retrieval.neighbours = memory.search(vectors, inputs.neighbours)
+        retriever = "trained"
+    else:
+        retrieval = select_phrases(memory.search(vectors, inputs.neighbours),
+                                   threshold=inputs.threshold)
+        retriever = "knn"
+    progress(0.4, f"{len(retrieval.selected)} key phrases selected")
+    if llm is not None and retrieval.selected:
+        draft, prompt_version, model = compose_with_llm(llm, retrieval.selected)
+    else:
+        draft, prompt_version, model = compose_report(retrieval.selected), None, None
+    progress(0.6, "draft written")
+    detections = []
+    if inputs.report:
+        detections = unsupported_sentences(inputs.report, retrieval, embedder,
+                                           neighbours=inputs.neighbours)
+    progress(1.0, f"{len(detections)} unsupported sentences")
+    neighbours = [n.to_dict() for hits in retrieval.neighbours for n in hits]
+    return RarrgResult(draft, [p.to_dict() for p in retrieval.selected],
+                       [p.to_dict() for p in retrieval.candidates[:30]], neighbours, detections,
+                       prompt_version, model, retriever, encoder.name,
+                       bool(getattr(encoder, "learned", True)))

@@ -1,0 +1,76 @@
+"""RA-RRG as a detector: sentences of the audited report that no retrieved key phrase supports.
+
+The selected phrases are read as one report ("small left pleural effusion. no
+pneumothorax. ...") and each sentence that states a finding is judged against it with the
+rule engine's entailment function (docs/nlp.md): a positive finding no phrase states, or any
+finding a phrase contradicts, is unsupported. A negative finding is supported unless a phrase
+states the opposite, so normal statements are only flagged when the neighbours disagree. The
+text embedder ranks the phrases shown as evidence: the closest ones to the sentence.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from workers.types import Detection
+
+from .retrieval import PhraseRetrieval
+
+EVIDENCE_PHRASES = 5
+
+
+def _support_text(phrases: list[str]) -> str:
+    return " ".join(p.rstrip(".") + "." for p in phrases)
+
+
+def unsupported_sentences(report: str, retrieval: PhraseRetrieval, embedder=None,
+                          neighbours: int = 0) -> list[Detection]:
+    from workers.nlp import entail, findings_by_sentence, harm_of, parse_report
+    from workers.nlp.findings import IMAGE_SECTIONS
+
+    parsed = parse_report(report)
+    grouped = findings_by_sentence(parsed)
+    phrases = retrieval.selected
+    support = _support_text([p.text for p in phrases])
+    candidates = [s for s in parsed.sentences
+                  if s.section in IMAGE_SECTIONS and grouped[s.index]]
+    if not candidates:
+        return []
+    similarity = None
+    if embedder is not None and phrases:
+        vectors = embedder.embed([s.text for s in candidates] + [p.text for p in phrases])
+        similarity = vectors[:len(candidates)] @ vectors[len(candidates):].T
+    detections = []
+    for row, sentence in enumerate(candidates):
+        verdict = entail(sentence.text, support) if phrases else None
+        if verdict is not None and verdict.verdict in ("complete", "partial"):
+            continue
+        stated = [f for f in grouped[sentence.index] if f.status != "absent"]
+        if not phrases:
+            reason = "no key phrase was selected for this study's images"
+        else:
+            reason = (verdict.reason.replace("the report states", "the retrieved phrases state")
+                      .replace("the report", "the retrieved phrases"))
+        if similarity is not None:
+            order = np.argsort(-similarity[row])[:EVIDENCE_PHRASES]
+            closest = [{"text": phrases[i].text, "score": round(float(phrases[i].score), 4),
+                        "similarity": round(float(similarity[row, i]), 4)} for i in order]
+        else:
+            closest = [{"text": p.text, "score": round(float(p.score), 4)}
+                       for p in phrases[:EVIDENCE_PHRASES]]
+        contradicted = bool(verdict) and "not stated" not in verdict.reason
+        harm_source = stated or grouped[sentence.index]
+        harm = max((harm_of(f.observation, f.status) for f in harm_source),
+                   key=lambda h: h.rank)
+        confidence = 0.6 if contradicted else 0.45
+        where = (f"the key phrases retrieved from the {neighbours} most similar reference "
+                 "images" if neighbours else "the retrieved key phrases")
+        detections.append(Detection(
+            sentence_index=sentence.index, start=sentence.start, end=sentence.end,
+            detector="rarrg",
+            explanation=(f"Not supported by {where}: {reason}."
+                         if not reason.endswith(".") else f"Not supported by {where}: {reason}"),
+            harm=harm, confidence=confidence,
+            evidence={"phrases": closest, "unsupported": sentence.text,
+                      "reason": reason, "threshold": retrieval.threshold},
+        ))
+    return detections

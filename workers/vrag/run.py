@@ -1,0 +1,234 @@
+"""V-RAG for one study: retrieve, collect entities, probe, flag disagreements, rewrite."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from workers.imagememory import (EncoderMismatch, ImageMemoryError, QueryImage, cached_memory,
+                                 load_pixels, memory_dir, resolve)
+from workers.pipeline import Progress, StageError, no_progress
+from workers.types import Detection
+
+from .entities import (ABSENT, PRESENT, UNCERTAIN, extract_entities, question_for,
+                       shortest_library_subphrase, statement)
+from .probe import (Probe, builtin_answer, generator_probes, llm_probes, neighbour_evidence,
+                    says_word)
+from .rewrite import Correction, rewrite_report, rewrite_with_llm, suggestion_for
+
+DEFAULT_TOP_K = 5
+#: Confidence of a disagreement found by a model probe (no vote to scale it by).
+MODEL_CONFIDENCE = 0.7
+
+
+@dataclass(frozen=True)
+class VragInputs:
+    index_dir: str
+    report: str
+    images: tuple[QueryImage, ...]
+    media_root: str | None = None
+    top_k: int = DEFAULT_TOP_K
+    memory_options: dict = field(default_factory=dict)
+
+
+@dataclass
+class VragResult:
+    neighbours: list[dict]
+    probes: list[dict]
+    detections: list[Detection]
+    rewrite: str
+    rewrite_prompt_version: str | None
+    rewrite_model: str | None
+    omissions: list[str]
+    encoder: str
+    encoder_learned: bool
+
+
+@dataclass(frozen=True)
+class _Query:
+    pixels: object
+    view: str
+
+
+def open_memory(index_dir: str, options: dict | None = None):
+    """The image memory, or a StageError saying why it cannot be used."""
+    try:
+        memory = cached_memory(memory_dir(index_dir), **(options or {}))
+    except ImageMemoryError as exc:
+        raise StageError(exc.message) from None
+    if memory.is_empty:
+        raise StageError("The image memory is empty: import reference studies with images "
+                         "(python manage.py import_reference --images DIR --reports FILE) so "
+                         "that similar images can be retrieved.")
+    return memory
+
+
+def check_encoder(memory, encoder) -> None:
+    try:
+        memory.check_encoder(encoder)
+    except EncoderMismatch as exc:
+        raise StageError(exc.message) from None
+
+
+def pooled_neighbours(per_view, k: int):
+    """The k best reference studies over every view (one image each, its best)."""
+    best = {}
+    for hits in per_view:
+        for hit in hits:
+            old = best.get(hit.study.id)
+            if old is None or hit.similarity > old.similarity:
+                best[hit.study.id] = hit
+    return sorted(best.values(), key=lambda n: (-n.similarity, n.study.id))[:k]
+
+
+def _entities_to_probe(report: str, neighbours, vocabulary, extractor) -> dict[str, tuple]:
+    """observation → (mapped entity phrase, positive phrase as the references word it)."""
+    found: dict[str, tuple[str, str]] = {}
+    sources = [report] + [n.study.report for n in neighbours]
+    for source_index, text in enumerate(sources):
+        for mention in extract_entities(text, extractor):
+            phrase = shortest_library_subphrase(mention.phrase, vocabulary, mention.observation)
+            old = found.get(mention.observation)
+            if old is None:
+                found[mention.observation] = (phrase, mention.phrase)
+            elif source_index > 0 and mention.status == PRESENT and old[1] == old[0]:
+                found[mention.observation] = (old[0], mention.phrase)
+    return found
+
+
+def _draft_findings(report: str, observation: str) -> list:
+    """The report's findings that state what it says about the observation: every explicit
+    mention (one per sentence), else the normal statement that implies it, else a mention of
+    a related observation."""
+    from workers.nlp import extract_findings
+    from workers.nlp.findings import IMAGE_SECTIONS
+    from workers.nlp.vocabulary import ancestors
+
+    findings = [f for f in extract_findings(report) if f.section in IMAGE_SECTIONS]
+    direct = [f for f in findings if f.observation == observation]
+    related = [f for f in findings
+               if observation in ancestors(f.observation) or f.observation in ancestors(observation)]
+    for pool in (direct, related):
+        for implied in (False, True):
+            chosen = {}
+            for f in pool:
+                if f.implied == implied:
+                    chosen.setdefault(f.sentence_index, f)
+            if chosen:
+                return list(chosen.values())
+    return []
+
+
+def _explanation(probe: Probe, report_says: str, disagreeing: list[dict], k: int) -> str:
+    names = ", ".join(f"{n['external_id']} ({n['similarity']:.0%}, {n['says']})"
+                      for n in disagreeing[:5])
+    if probe.method == "builtin":
+        asked = f"Asked of the reports of the {k} most similar reference images"
+    else:
+        asked = f"Asked of {probe.model} with the {k} most similar reference images"
+    report_part = {PRESENT: "states it", UNCERTAIN: "suggests it",
+                   ABSENT: "rules it out"}[report_says]
+    return (f"{asked}, “{probe.question}” is answered {probe.answer}, but the report "
+            f"{report_part}. Neighbours that disagree with the report: {names or 'none'}.")
+
+
+def run_vrag(inputs: VragInputs, progress: Progress = no_progress, *, encoder=None,
+             extractor=None, generator=None, llm=None, use_registry: bool = True) -> VragResult:
+    """V-RAG for one study. Roles not given come from the registry (``use_registry``)."""
+    from workers.nlp import harm_of, parse_report
+
+    if use_registry:
+        from workers.backends import registry
+        encoder = encoder or registry.image_encoder()
+        extractor = extractor or registry.extractor()
+        generator = generator if generator is not None else registry.generator()
+        llm = llm if llm is not None else registry.llm()
+    if encoder is None:
+        from workers.backends.builtin import AppearanceDescriptorEncoder
+        encoder = AppearanceDescriptorEncoder()
+    if not inputs.images:
+        raise StageError("V-RAG needs the study's images; this study has none.")
+    memory = open_memory(inputs.index_dir, inputs.memory_options)
+    check_encoder(memory, encoder)
+    queries = [_Query(load_pixels(image), image.view) for image in inputs.images]
+    vectors = encoder.encode([q.pixels for q in queries])
+    per_view = memory.search(vectors, inputs.top_k)
+    neighbours = pooled_neighbours(per_view, inputs.top_k)
+    progress(0.3, f"{len(neighbours)} similar reference images")
+
+    entities = _entities_to_probe(inputs.report, neighbours, memory.entity_vocabulary(),
+                                  extractor)
+    probes: list[Probe] = []
+    for observation, (phrase, _) in entities.items():
+        rows = neighbour_evidence(neighbours, observation)
+        answer, score = builtin_answer(rows)
+        probes.append(Probe(phrase, observation, question_for(phrase), answer, score,
+                            "builtin", rows))
+    if generator is not None and probes:
+        reference_pixels = [load_pixels(str(resolve(n.image.path, inputs.media_root)))
+                            for n in neighbours]
+        generator_probes(generator, probes, neighbours, reference_pixels, queries)
+    elif llm is not None and probes:
+        llm_probes(llm, probes, neighbours)
+    progress(0.7, f"{len(probes)} entities probed")
+
+    parsed = parse_report(inputs.report)
+    sentences = {s.index: s for s in parsed.sentences}
+    from workers.nlp import findings_by_sentence
+    grouped = findings_by_sentence(parsed)
+    corrections: dict[str, Correction] = {}
+    omissions: list[str] = []
+    flagged: list[tuple[Probe, str, object]] = []
+    for probe in probes:
+        report_says = statement(inputs.report, probe.observation)
+        positive = entities[probe.observation][1]
+        if probe.answer not in ("yes", "no"):
+            continue
+        if report_says is None:
+            if probe.answer == "yes":
+                omissions.append(positive)
+                corrections[probe.observation] = Correction(probe.observation, "yes", positive)
+            continue
+        disagrees = (report_says in (PRESENT, UNCERTAIN) and probe.answer == "no") or \
+            (report_says == ABSENT and probe.answer == "yes")
+        if not disagrees:
+            continue
+        corrections[probe.observation] = Correction(probe.observation, probe.answer, positive)
+        for finding in _draft_findings(inputs.report, probe.observation):
+            flagged.append((probe, report_says, finding))
+
+    detections = []
+    for probe, report_says, finding in flagged:
+        sentence = sentences[finding.sentence_index]
+        disagreeing = [n for n in probe.neighbours
+                       if (n["says"] in ("absent", "not mentioned")) == (report_says != ABSENT)]
+        if probe.method == "builtin":
+            confidence = min(0.95, max(0.05, abs(probe.score)))
+        else:
+            confidence = MODEL_CONFIDENCE
+        suggestion = suggestion_for(sentence.text, grouped[sentence.index],
+                                    {probe.observation: corrections[probe.observation]})
+        evidence = {
+            "entity": probe.entity, "question": probe.question, "answer": probe.answer,
+            "report_says": says_word(report_says), "neighbours": probe.neighbours,
+            "score": round(probe.score, 4), "method": probe.method,
+            "encoder": encoder.name, "encoder_learned": bool(getattr(encoder, "learned", True)),
+        }
+        if probe.reason:
+            evidence["reason"] = probe.reason
+        detections.append(Detection(
+            sentence_index=sentence.index, start=sentence.start, end=sentence.end,
+            detector="vrag", explanation=_explanation(probe, report_says, disagreeing,
+                                                      len(neighbours)),
+            harm=harm_of(probe.observation, report_says if report_says != ABSENT else PRESENT),
+            confidence=round(confidence, 4), evidence=evidence, suggestion=suggestion,
+            prompt_version=probe.prompt_version, model=probe.model))
+
+    if llm is not None:
+        rewrite, prompt_version, model = rewrite_with_llm(llm, inputs.report, probes)
+    else:
+        rewrite, prompt_version, model = rewrite_report(inputs.report, corrections,
+                                                        omissions), None, None
+    progress(1.0, f"{len(detections)} disagreements")
+    neighbour_rows = [dict(n.to_dict()) for n in neighbours]
+    return VragResult(neighbour_rows, [p.to_dict() for p in probes], detections, rewrite,
+                      prompt_version, model, omissions, encoder.name,
+                      bool(getattr(encoder, "learned", True)))
