@@ -1,0 +1,149 @@
+"""System combination (Lasko et al.): fold detectors in one at a time.
+
+Each detector has a relative weight ``v``. Folding detector d into the running combination,
+per sentence s that d examined, with ``V`` the total weight of the detectors folded so far that
+examined s::
+
+    w = V / (V + v)                    (w = 0 when no earlier detector examined s)
+    aligned pair (a, b):     w·a + (1 − w)·b
+    unaligned running (a):   w·a       (interpolated with d's silence, i.e. zero)
+    unaligned new (b):       (1 − w)·b (interpolated with the running combination's zero)
+
+so a detection every detector makes with confidence c keeps c, and one made by a single
+detector ends at c·v/ΣV. A detector's *scope* is the set of sentences it examines (the
+comparative detector examines only sentences with comparative wording): where it did not
+look, its silence is no vote and discounts nothing.
+
+Alignment (workers.combine.align) needs the explanations' embeddings only where both sides
+have a detection on the same sentence, so only those explanations are embedded.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from workers.combine.align import align
+from workers.combine.config import CombinationConfig
+from workers.types import Detection, Harm
+
+Embed = Callable[[list[str]], np.ndarray]
+
+
+@dataclass(frozen=True)
+class DetectorOutput:
+    """One detector's raw detections; ``scope``: the sentences it examined (None = all)."""
+
+    detector: str
+    detections: list[Detection]
+    scope: frozenset[int] | None = None
+
+
+@dataclass
+class Combined:
+    """A combined detection: ``members`` are (detector, index in that detector's output)."""
+
+    sentence_index: int
+    start: int
+    end: int
+    confidence: float
+    members: list[tuple[str, int]]
+    explanations: list[str]
+    similarities: list[float] = field(default_factory=list)
+    removed_by: str | None = None
+
+    def vector(self, embed: Embed) -> np.ndarray:
+        """The normalised mean of the members' explanation vectors."""
+        mean = np.asarray(embed(self.explanations), dtype=np.float64).mean(axis=0)
+        return mean / max(float(np.linalg.norm(mean)), 1e-12)
+
+
+def _weights_so_far(examined: dict[int, float], sentence: int, weight: float) -> float:
+    before = examined.get(sentence, 0.0)
+    return before / (before + weight) if before + weight > 0 else 0.0
+
+
+def fold_step(running: list[Combined], name: str, detections: list[Detection],
+              scope: frozenset[int], weight: float, examined: dict[int, float],
+              threshold: float, embed: Embed) -> list[Combined]:
+    """Fold one detector's detections into ``running`` (changed in place and returned)."""
+    shared = {c.sentence_index for c in running} & {d.sentence_index for d in detections}
+    theirs = [i for i, c in enumerate(running) if c.sentence_index in shared]
+    mine = [j for j, d in enumerate(detections) if d.sentence_index in shared]
+    pairs: list[tuple[int, int, float]] = []
+    if theirs and mine:
+        alignment = align([running[i].sentence_index for i in theirs],
+                          np.array([running[i].vector(embed) for i in theirs]),
+                          [detections[j].sentence_index for j in mine],
+                          np.asarray(embed([detections[j].explanation for j in mine])),
+                          threshold)
+        pairs = [(theirs[a], mine[b], similarity) for a, b, similarity in alignment.pairs]
+    paired_running = {i for i, _, _ in pairs}
+    paired_new = {j for _, j, _ in pairs}
+    for i, j, similarity in pairs:
+        item, detection = running[i], detections[j]
+        w = _weights_so_far(examined, item.sentence_index, weight)
+        item.confidence = w * item.confidence + (1 - w) * detection.confidence
+        item.members.append((name, j))
+        item.explanations.append(detection.explanation)
+        item.similarities.append(similarity)
+        item.start, item.end = min(item.start, detection.start), max(item.end, detection.end)
+    for i, item in enumerate(running):
+        if i not in paired_running and item.sentence_index in scope:
+            item.confidence *= _weights_so_far(examined, item.sentence_index, weight)
+    for j, detection in enumerate(detections):
+        if j in paired_new:
+            continue
+        w = _weights_so_far(examined, detection.sentence_index, weight)
+        running.append(Combined(detection.sentence_index, detection.start, detection.end,
+                                (1 - w) * detection.confidence, [(name, j)],
+                                [detection.explanation]))
+    for sentence in scope:
+        examined[sentence] = examined.get(sentence, 0.0) + weight
+    return running
+
+
+def fold(outputs: list[DetectorOutput], config: CombinationConfig, embed: Embed,
+         sentences: list[int]) -> list[Combined]:
+    """Fold the detectors' outputs in the configured order; confidences as above. Flags and
+    filter rules are applied by ``workers.combine.combine``."""
+    everywhere = frozenset(sentences)
+    taking_part = {o.detector: o for o in outputs if config.takes_part(o.detector)}
+    running: list[Combined] = []
+    examined: dict[int, float] = {}
+    for name in config.ordered(taking_part):
+        output = taking_part[name]
+        scope = (everywhere if output.scope is None else output.scope) | {
+            d.sentence_index for d in output.detections}
+        fold_step(running, name, output.detections, scope, config.weight(name), examined,
+                  config.similarity_threshold, embed)
+    running.sort(key=lambda c: (c.sentence_index, -c.confidence))
+    return running
+
+
+def member_detections(item: Combined, outputs: dict[str, list[Detection]]) -> list[Detection]:
+    return [outputs[name][j] for name, j in item.members]
+
+
+def combined_detection(item: Combined, outputs: dict[str, list[Detection]],
+                       config: CombinationConfig) -> Detection:
+    """The ``detector="combined"`` Detection of an item: the most confident member's
+    explanation, the most harmful member's harm, the most confident member's suggestion."""
+    members = member_detections(item, outputs)
+    lead = max(members, key=lambda d: d.confidence)
+    harm = max((d.harm for d in members), key=lambda h: Harm(h).rank)
+    suggestion = next((d.suggestion for d in sorted(members, key=lambda d: -d.confidence)
+                       if d.suggestion is not None), None)
+    evidence = {
+        "members": [{"detector": name, "confidence": round(outputs[name][j].confidence, 3),
+                     "explanation": outputs[name][j].explanation} for name, j in item.members],
+        "similarities": [round(s, 3) for s in item.similarities],
+        "weights": {name: config.weight(name) for name, _ in item.members},
+        "threshold": config.flag_threshold,
+        "filtered_by": item.removed_by,
+    }
+    return Detection(
+        sentence_index=item.sentence_index, start=item.start, end=item.end, detector="combined",
+        explanation=lead.explanation, harm=harm, confidence=round(min(1.0, item.confidence), 4),
+        evidence=evidence, suggestion=suggestion)

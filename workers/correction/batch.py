@@ -1,0 +1,191 @@
+"""The batch audit behind ``manage.py audit_reports`` (plain Python, testable without Django).
+
+Input lines ``{"id", "report"}`` (a record without "report" has one composed from "findings"
+and "impression"); output lines, in input order::
+
+    {"id", "has_error": bool, "error_sentence": str | null, "corrected_report": str | null,
+     "detections": [combined detection + "flagged" + "sources": [raw detections]]}
+
+``has_error``: the system combination flags a sentence. ``error_sentence``: the flagged
+sentence with the highest combined confidence (the most harmful on a tie). ``corrected_report``:
+the report with that sentence replaced by its suggestion (the correction detector's when it
+proposes one for that sentence). The whole input is read and checked before anything is
+written, so a bad line stops the run with ``FILE:LINE: ...`` and leaves no output behind.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Callable, Iterable
+
+from workers.combine import CombinationConfig, combine
+from workers.correction.audit import TextAudit, audit_text
+from workers.correction.three_stage import apply_suggestion
+from workers.judge.context import DEFAULT_NEIGHBOURS
+from workers.library.records import RecordError, compose_report, read_jsonl_reports
+from workers.library.text import LibraryEntry, TextLibrary
+from workers.library.vectors import SentenceVectors, report_sentences
+from workers.types import Harm
+
+Progress = Callable[[int, int], None]
+CHUNK = 64
+
+
+def read_records(path: str | Path) -> list[dict]:
+    """Every record of a JSONL input, checked; ``RecordError`` names the bad line."""
+    records = []
+    seen: set[str] = set()
+    with Path(path).open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise RecordError(f"{path}:{number}: bad JSON ({exc})") from None
+            if not isinstance(record, dict) or "id" not in record:
+                raise RecordError(f'{path}:{number}: expected an object with "id" and "report"')
+            if not isinstance(record.get("report"), str):
+                findings, impression = record.get("findings"), record.get("impression")
+                if not (isinstance(findings, str) or isinstance(impression, str)):
+                    raise RecordError(f'{path}:{number}: "report" must be a string')
+                record["report"] = compose_report(findings or "", impression or "")
+            if str(record["id"]) in seen:
+                raise RecordError(f"{path}:{number}: id {record['id']!r} appears twice")
+            seen.add(str(record["id"]))
+            records.append(record)
+    return records
+
+
+def reference_library(path: str | Path, sentence_vectors: SentenceVectors, *,
+                      cache_dir: str | Path | None = None,
+                      progress: Progress | None = None) -> TextLibrary:
+    """A library held in memory from a ``{"id", "report"}`` file (line numbers as row ids).
+
+    With ``cache_dir``, the library's sentence vectors are kept in a file named after the
+    reference file's content and the embedder, so the next run with the same file skips the
+    embedding. Only library sentences go there, never the reports being audited.
+    """
+    path = Path(path)
+    reports = list(read_jsonl_reports(path))
+    entries = [LibraryEntry(i, r.external_id, r.report) for i, r in enumerate(reports, 1)]
+    cache = None
+    if cache_dir is not None:
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+        name = getattr(sentence_vectors.embedder, "name", "embedder").replace("/", "_")
+        cache = Path(cache_dir) / f"reference-{digest}-{name}-{sentence_vectors.dim}.npz"
+        sentence_vectors.load(cache)
+    before = len(sentence_vectors)
+    library = TextLibrary.build(entries, sentence_vectors, progress)
+    if cache is not None and len(sentence_vectors) > before:
+        sentence_vectors.save(cache, (s for e in entries for s in report_sentences(e.text)))
+    return library
+
+
+def _primary(results):
+    flagged = [r for r in results if r.flagged]
+    if not flagged:
+        return None
+    return max(flagged, key=lambda r: (r.detection.confidence, Harm(r.detection.harm).rank,
+                                       -r.detection.sentence_index))
+
+
+def _audit(record: dict, library: TextLibrary | None, llm, extractor, k: int) -> TextAudit:
+    has_prior = record.get("has_prior")
+    return audit_text(record["report"], library=library, external_id=str(record["id"]),
+                      has_prior=has_prior if isinstance(has_prior, bool) else None,
+                      llm=llm, extractor=extractor, k=k)
+
+
+def _shared_sentence_detections(audit: TextAudit):
+    """Detections on a sentence that another detector also flags: the ones the combination
+    will align, so the ones whose explanations it embeds."""
+    outputs = audit.outputs()
+    seen: dict[int, set[str]] = {}
+    for output in outputs:
+        for d in output.detections:
+            seen.setdefault(d.sentence_index, set()).add(output.detector)
+    return [d for o in outputs for d in o.detections if len(seen[d.sentence_index]) > 1]
+
+
+def output_line(record: dict, audit: TextAudit, config: CombinationConfig, embed) -> dict:
+    """The output line of one audited record (combination included)."""
+    text = record["report"]
+    outputs = audit.outputs()
+    sentences = {s.index: s.text for s in audit.context.parsed.sentences}
+    results = combine(outputs, config, embed, sentences)
+    by_detector = {o.detector: o.detections for o in outputs}
+    primary = _primary(results)
+    line = {"id": record["id"], "has_error": primary is not None, "error_sentence": None,
+            "corrected_report": None}
+    if primary is not None:
+        index = primary.detection.sentence_index
+        sentence = audit.context.sentence(index)
+        line["error_sentence"] = sentence.text
+        correction = audit.correction
+        if correction.sentence_index == index and correction.suggestion is not None:
+            suggestion = correction.suggestion
+        else:
+            suggestion = primary.detection.suggestion
+        line["corrected_report"] = (apply_suggestion(text, sentence.start, sentence.end,
+                                                     suggestion)
+                                    if suggestion is not None else text)
+    line["detections"] = [
+        {**r.detection.to_dict(), "flagged": r.flagged,
+         "sources": [by_detector[name][j].to_dict() for name, j in r.members]}
+        for r in results
+    ]
+    return line
+
+
+def audit_record(record: dict, *, library: TextLibrary | None, config: CombinationConfig,
+                 embed, llm=None, extractor=None, k: int = DEFAULT_NEIGHBOURS) -> dict:
+    """The output line of one input record."""
+    return output_line(record, _audit(record, library, llm, extractor, k), config, embed)
+
+
+def audit_records(records: Iterable[dict], *, library: TextLibrary | None,
+                  config: CombinationConfig, embed, llm=None, extractor=None,
+                  k: int = DEFAULT_NEIGHBOURS, progress: Progress | None = None,
+                  chunk: int = CHUNK):
+    """Output lines, one per record, in order.
+
+    Records go through in chunks: the chunk's sentences are embedded in one batch before the
+    retrieval, and the detections' explanations in one batch before the combination (a
+    sentence model is many times faster on a batch than on one text at a time).
+    """
+    records = list(records)
+    batch_embed = getattr(library, "sentence_vectors", None)
+    for first in range(0, len(records), chunk):
+        part = records[first:first + chunk]
+        if batch_embed is not None:
+            batch_embed.embed([s for r in part for s in report_sentences(r["report"])])
+        audits = [_audit(record, library, llm, extractor, k) for record in part]
+        explanations = [d.explanation for a in audits for d in _shared_sentence_detections(a)]
+        if explanations:
+            embed(explanations)
+        for offset, (record, audit) in enumerate(zip(part, audits)):
+            yield output_line(record, audit, config, embed)
+            if progress:
+                progress(first + offset + 1, len(records))
+
+
+def write_jsonl(path: str | Path, lines: Iterable[dict]) -> int:
+    """Write ``lines`` to ``path`` through a temporary file (no half-written output)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".partial")
+    count = 0
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            for line in lines:
+                handle.write(json.dumps(line, ensure_ascii=False) + "\n")
+                count += 1
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return count

@@ -1,0 +1,101 @@
+"""Three-stage correction (Wu et al.; docs/design.md method 5) with internal and external
+retrieval, behind the llm role.
+
+Internal retrieval: the report's own RadGraph-schema graph (the extractor role) rephrased into
+short phrases ("no left pleural effusion"). External retrieval: the k most similar library
+reports (``ReportContext.neighbours``; never the report's own id). Then stage 1 detects
+whether the report has an error, stage 2 localizes the sentence, stage 3 writes the corrected
+sentence (and so the corrected report). With the llm role on ``builtin`` the rule engine runs
+the stages (workers.correction.builtin); with a language model, the three prompts of
+workers.correction.llm.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from workers.correction import builtin
+from workers.judge.checks import Issue, run_checks
+from workers.judge.context import ReportContext
+from workers.types import Detection
+
+DETECTOR = "correction"
+MAX_INTERNAL = 12
+
+
+@dataclass(frozen=True)
+class CorrectionResult:
+    """What the three stages concluded about one report."""
+
+    has_error: bool
+    sentence_index: int | None
+    suggestion: str | None
+    corrected_report: str | None
+    detections: list[Detection] = field(default_factory=list)
+
+
+def internal_phrases(ctx: ReportContext, extractor=None) -> list[str]:
+    """The report's own findings as short phrases, from the extractor role's graph."""
+    if extractor is None:
+        from workers.nlp import extract_graph, graph_phrases
+
+        return graph_phrases(extract_graph(ctx.text))
+    from workers.nlp import graph_phrases
+
+    return graph_phrases(extractor.extract(ctx.text))
+
+
+def apply_suggestion(text: str, start: int, end: int, suggestion: str) -> str:
+    """The report with ``text[start:end]`` replaced ("" removes the sentence and its space)."""
+    if suggestion:
+        return text[:start] + suggestion + text[end:]
+    before, after = text[:start], text[end:]
+    if after.startswith(" "):
+        after = after[1:]
+    elif before.endswith(" "):
+        before = before[:-1]
+    return before + after
+
+
+def _relevant_phrases(phrases: list[str], sentence: str) -> list[str]:
+    """The phrases that share a word with the sentence first, then the others."""
+    words = set(sentence.lower().split())
+    ranked = sorted(phrases, key=lambda p: -len(words & set(p.lower().split())))
+    return ranked[:MAX_INTERNAL]
+
+
+def correct(ctx: ReportContext, *, llm=None, extractor=None,
+            issues: list[Issue] | None = None) -> CorrectionResult:
+    """Run the three stages on the report of ``ctx``."""
+    phrases = internal_phrases(ctx, extractor)
+    if llm is not None:
+        from workers.correction.llm import correct_with_llm
+
+        return correct_with_llm(ctx, llm, phrases)
+    issues = run_checks(ctx) if issues is None else issues
+    scores = builtin.score_sentences(ctx, issues)
+    best = scores[0] if scores else None
+    if best is None or best.score < builtin.DETECT_THRESHOLD:
+        return CorrectionResult(False, None, None, None)
+    fix = builtin.correct_sentence(ctx, best)
+    sentence = ctx.sentence(best.index)
+    top = best.top
+    explanation = top.explanation
+    evidence = {
+        "original": sentence.text,
+        "suggestion": fix.text,
+        "internal": _relevant_phrases(phrases, sentence.text),
+        "neighbours": [n.as_evidence() for n in ctx.neighbours],
+        "stages": {
+            "detect": {"has_error": True, "score": round(best.score, 3)},
+            "localize": {"sentence": best.index,
+                         "signals": [{"kind": s.kind, "confidence": round(s.confidence, 3)}
+                                     for s in best.signals]},
+            "correct": {"method": fix.method, "detail": fix.detail, "support": fix.support},
+        },
+    }
+    detection = Detection(
+        sentence_index=best.index, start=sentence.start, end=sentence.end, detector=DETECTOR,
+        explanation=explanation, harm=builtin.harm_for(ctx, best.index, top),
+        confidence=builtin.confidence_band(best.score), evidence=evidence, suggestion=fix.text)
+    corrected = apply_suggestion(ctx.text, sentence.start, sentence.end, fix.text)
+    return CorrectionResult(True, best.index, fix.text, corrected, [detection])

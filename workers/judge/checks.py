@@ -1,0 +1,350 @@
+"""The judge's consistency and plausibility checks (no model needed).
+
+Each check reads a ``ReportContext`` and returns ``Issue`` records; ``workers.judge`` turns
+them into detections. The rules (docs/audit.md explains each):
+
+* ``contradiction`` — a finding stated present in one sentence and absent in another of the
+  same section, or in the same sentence ("lungs are clear with focal consolidation");
+* ``impression_vs_findings`` — the same across FINDINGS and IMPRESSION (an IMPRESSION of "no
+  acute cardiopulmonary abnormality" against a consolidation in the FINDINGS);
+* ``laterality`` — the IMPRESSION puts a finding on the side the FINDINGS do not;
+* ``out_of_domain`` — a condition a chest radiograph cannot show (workers.nlp's mechanism:
+  disease-shaped words, organs outside the chest, clinical-only conditions), or one it can
+  only suggest that the library never names;
+* ``unsupported_by_library`` — the library writes the sentence's words with the opposite
+  polarity and never as written, or the sentence holds a word no library report contains
+  where the library's own sentences of the same wording have a finding.
+
+Which of two contradicting sentences is flagged: the one the library writes less often as it
+is and more often the other way round; on a tie, the one stating a finding present (a
+hallucinated finding is the commoner error of a drafted report).
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from workers.judge.context import (BORDERLINE, OUT_OF_DOMAIN, STOPWORDS, UNKNOWN_TO_LIBRARY,
+                                   ReportContext, slot_fills)
+from workers.library.stats import tokens_of
+from workers.nlp import harm_of
+from workers.nlp.findings import ABSENT, PRESENT, UNCERTAIN, Finding
+from workers.nlp.vocabulary import (CONCEPT_RE, GLOBAL_BONE_PHRASE, GLOBAL_NORMAL_PHRASE,
+                                    ancestors)
+from workers.types import Harm
+
+CONTRADICTION = "contradiction"
+LATERALITY = "laterality"
+IMPRESSION_VS_FINDINGS = "impression_vs_findings"
+RULE_OUT_OF_DOMAIN = "out_of_domain"
+UNSUPPORTED = "unsupported_by_library"
+RULES = (CONTRADICTION, LATERALITY, IMPRESSION_VS_FINDINGS, RULE_OUT_OF_DOMAIN, UNSUPPORTED)
+
+_EXCEPTION_RE = re.compile(r"\b(?:otherwise|except|apart from|aside from|other than|besides)\b",
+                           re.IGNORECASE)
+_SIDES = ("left", "right")
+_EXPLAINED_RE = re.compile(r"\b(?:reflect\w*|represent\w*|relat\w* to|consistent with|"
+                           r"compatible with|secondary to|due to|likely|probabl\w*|may|might|"
+                           r"could|suggest\w*|attribut\w*|artifact\w*|overlying|projecting|"
+                           r"correspond\w*|from|fat|nipple|soft tissue)\b", re.IGNORECASE)
+# Wording that makes a finding old or chronic, which "no acute ..." does not deny.
+_CHRONIC_RE = re.compile(r"\b(?:old|healed|healing|chronic|calcifi\w*|granulom\w*|scar\w*|"
+                         r"stable|unchanged|remote|sequela\w*|postoperative|postsurgical|"
+                         r"known|prior|previous|longstanding|degenerative)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Issue:
+    """One problem the judge found in sentence ``sentence`` (``related``: the other sentence
+    of a contradiction or laterality conflict)."""
+
+    rule: str
+    sentence: int
+    confidence: float
+    harm: Harm
+    explanation: str
+    detail: str
+    related: int | None = None
+    observation: str | None = None
+    term: str | None = None
+    start: int | None = None  # offsets of the words involved, in the sentence
+    end: int | None = None
+
+
+def _sides_overlap(a: str | None, b: str | None) -> bool:
+    return a is None or b is None or a == b or "bilateral" in (a, b)
+
+
+def _wording(f: Finding) -> str:
+    return (f.text or f.observation).strip()
+
+
+def library_balance(ctx: ReportContext, index: int) -> float:
+    """How much the library favours sentence ``index`` as written over its opposite polarity
+    (log ratio; 0 without a library or without counts)."""
+    polarity = ctx.polarity(index)
+    return math.log1p(polarity.own) - math.log1p(polarity.variant_count)
+
+
+def _more_suspect(ctx: ReportContext, first: tuple[int, Finding], second: tuple[int, Finding]
+                  ) -> tuple[tuple[int, Finding], tuple[int, Finding]]:
+    """(suspect, other) of two conflicting statements."""
+    a, b = library_balance(ctx, first[0]), library_balance(ctx, second[0])
+    if abs(a - b) > 1e-9:
+        return (first, second) if a < b else (second, first)
+    return (first, second) if first[1].status != ABSENT else (second, first)
+
+
+def _conflicts(present: Finding, absent: Finding, same_sentence: bool, ctx: ReportContext,
+               present_index: int) -> bool:
+    """Whether ``absent`` denies ``present``. Across sentences the observation must be the
+    same ("no focal airspace disease" says nothing of a basal scar's opacity); within one
+    sentence a normal statement also denies the narrower findings it covers ("lungs are clear
+    with focal consolidation")."""
+    if absent.observation != present.observation and not (
+            same_sentence and absent.observation in ancestors(present.observation)):
+        return False
+    if not _sides_overlap(present.laterality, absent.laterality):
+        return False
+    # "no large effusion" does not deny a small one; "no upper lobe opacity" not a basal one
+    if absent.severity and absent.severity != present.severity:
+        return False
+    if absent.location and present.location and absent.location != present.location:
+        return False
+    # "no new nodules", "no increase in effusion": a comparison, not a denial
+    if absent.comparison and absent.comparison not in ("unchanged", "stable", "again"):
+        return False
+    sentence = ctx.sentence(present_index).text
+    if absent.implied:
+        # A normal statement ("lungs are clear", "no acute cardiopulmonary abnormality") is a
+        # summary: it does not deny old or chronic changes, nor a trace of something
+        if _CHRONIC_RE.search(sentence):
+            return False
+        if absent.cue in (GLOBAL_NORMAL_PHRASE, GLOBAL_BONE_PHRASE) and present.severity in (
+                "trace", "minimal", "mild", "small"):
+            return False
+    # "opacity" is a description until explained; an explained one ("streaky opacity likely
+    # atelectasis", "opacity related to overlying soft tissue") is not the denied airspace disease
+    if present.observation == "opacity" and _EXPLAINED_RE.search(sentence):
+        return False
+    return True
+
+
+def contradictions(ctx: ReportContext) -> list[Issue]:
+    """A finding stated present and absent (same sentence, another sentence, across
+    sections)."""
+    image = set(ctx.image_sentences)
+    statements = [(i, f) for i in ctx.image_sentences for f in ctx.findings.get(i, [])]
+    present = [(i, f) for i, f in statements if f.status == PRESENT and not f.implied]
+    absent = [(i, f) for i, f in statements if f.status == ABSENT]
+    issues: dict[tuple[int, int], Issue] = {}
+    for i, p in present:
+        for j, a in absent:
+            if j not in image or not _conflicts(p, a, i == j, ctx, i):
+                continue
+            if i == j and not a.implied:
+                continue  # both spelled out in one sentence: scope, not a contradiction
+            if a.implied and _EXCEPTION_RE.search(ctx.sentence(j).text):
+                continue  # "lungs are otherwise clear" leaves room for the finding
+            if p.comparison == "resolved":
+                continue
+            (s, sf), (o, of) = _more_suspect(ctx, (i, p), (j, a)) if i != j else ((i, p), (j, a))
+            key = (s, o)
+            if key in issues:
+                continue
+            across = ctx.sentence(s).section != ctx.sentence(o).section
+            rule = IMPRESSION_VS_FINDINGS if across and {ctx.sentence(s).section,
+                                                         ctx.sentence(o).section} == {
+                "findings", "impression"} else CONTRADICTION
+            claim = f"{_wording(sf)} is stated {'absent' if sf.status == ABSENT else 'present'}"
+            if s == o:
+                explanation = (f"The sentence contradicts itself: it calls the "
+                               f"{_wording(a).lower()} normal yet states {_wording(p).lower()}.")
+                detail = f"{_wording(p)} present, but '{a.cue or 'normal'}' in the same sentence"
+                related, confidence = None, 0.75
+            else:
+                where = "the impression" if ctx.sentence(o).section == "impression" else (
+                    "the findings" if ctx.sentence(o).section == "findings" else "another sentence")
+                if rule == CONTRADICTION:
+                    where = "another sentence"
+                explanation = (f"{claim} here, but {where} states the opposite "
+                               f"({_wording(of).lower() if not of.implied else of.cue}).")
+                detail = (f"{sf.observation} {sf.status} vs {of.observation} {of.status} in "
+                          f"sentence {o + 1}")
+                related = o
+                confidence = 0.6 if of.implied or sf.implied else 0.7
+            issues[key] = Issue(rule, s, confidence, harm_of(sf.observation, sf.status),
+                                explanation, detail, related, sf.observation, sf.text or None,
+                                sf.start - ctx.sentence(s).start if not sf.implied else None,
+                                sf.end - ctx.sentence(s).start if not sf.implied else None)
+    return list(issues.values())
+
+
+def laterality_conflicts(ctx: ReportContext) -> list[Issue]:
+    """The IMPRESSION and the FINDINGS put one finding on opposite sides, and nothing in the
+    FINDINGS puts it on the impression's side."""
+    by_section: dict[str, list[tuple[int, Finding]]] = {"findings": [], "impression": []}
+    for i in ctx.image_sentences:
+        section = ctx.sentence(i).section
+        if section in by_section:
+            by_section[section].extend((i, f) for f in ctx.findings.get(i, [])
+                                       if f.status in (PRESENT, UNCERTAIN) and not f.implied)
+    issues = []
+    seen = set()
+    for i, f in by_section["impression"]:
+        if f.laterality not in _SIDES:
+            continue
+        family = {f.observation} | ancestors(f.observation)
+        related = [(j, g) for j, g in by_section["findings"]
+                   if g.observation in family or f.observation in ancestors(g.observation)]
+        if not related:
+            continue
+        sides = {g.laterality for _, g in related}
+        if f.laterality in sides or "bilateral" in sides or None in sides:
+            continue
+        j, g = related[0]
+        (s, sf), (o, of) = _more_suspect(ctx, (i, f), (j, g))
+        if (s, o) in seen:
+            continue
+        seen.add((s, o))
+        explanation = (f"{_wording(sf)} is on the {sf.laterality} here but on the "
+                       f"{of.laterality} in sentence {o + 1}.")
+        issues.append(Issue(LATERALITY, s, 0.65, harm_of(sf.observation, sf.status),
+                            explanation, f"{sf.laterality} vs {of.laterality}", o,
+                            sf.observation, sf.text or None,
+                            sf.start - ctx.sentence(s).start, sf.end - ctx.sentence(s).start))
+    return issues
+
+
+def _template_fills(ctx: ReportContext, index: int, term) -> int:
+    """How often library sentences worded exactly like this one fill the term's place with a
+    finding of the engine's vocabulary."""
+    fills = slot_fills(ctx, index, term.start, term.end, widen=1, widen_left=2)
+    return sum(f.count for f in fills if f.whole and CONCEPT_RE.search(" ".join(f.words)))
+
+
+def out_of_domain(ctx: ReportContext) -> list[Issue]:
+    """Conditions a chest radiograph cannot show, or can at most suggest. Surer when the
+    library never names the term, and when the library's sentences worded like this one have
+    a chest finding where the term stands (a substituted word)."""
+    issues = []
+    for i in ctx.image_sentences:
+        for term in ctx.suspect_terms(i):
+            if term.kind not in (OUT_OF_DOMAIN, BORDERLINE):
+                continue
+            named = term.library_sentences
+            template = _template_fills(ctx, i, term) if ctx.library is not None else 0
+            if term.kind == OUT_OF_DOMAIN:
+                confidence = 0.85 if not named else 0.45
+            else:
+                confidence = 0.5 if not named else 0.3
+            if template >= 2:
+                confidence = max(confidence, 0.8)
+            if term.negated:
+                confidence -= 0.05
+                claim = f"The sentence rules out '{term.text}'"
+            else:
+                claim = f"The sentence states '{term.text}'"
+            what = ("a chest radiograph cannot show" if term.kind == OUT_OF_DOMAIN
+                    else "a chest radiograph can at most suggest")
+            if ctx.library is None:
+                library = ""
+            elif not named:
+                library = " and no library report names it"
+            else:
+                library = f"; {named} library sentence(s) name it"
+            if template >= 2:
+                library += (f"; library sentences worded like this one have a chest finding "
+                            f"there ({template} times)")
+            explanation = f"{claim}, a condition {what}{library}."
+            status = ABSENT if term.negated else PRESENT
+            issues.append(Issue(RULE_OUT_OF_DOMAIN, i, round(confidence, 3),
+                                harm_of(term.text.lower(), status), explanation,
+                                f"'{term.text}' is {term.kind.replace('_', ' ')}", None, None,
+                                term.text, term.start, term.end))
+    return issues
+
+
+def _affirmed_findings(ctx: ReportContext, index: int) -> list[Finding]:
+    return [f for f in ctx.findings.get(index, []) if f.status != ABSENT and not f.implied]
+
+
+def unsupported_by_library(ctx: ReportContext) -> list[Issue]:
+    """The library writes the sentence's words with the other polarity and never as written;
+    or a word no library report contains sits where the library's sentences of the same
+    wording name a finding."""
+    if ctx.library is None:
+        return []
+    issues = []
+    for i in ctx.image_sentences:
+        issue = _polarity_issue(ctx, i)
+        if issue is not None:
+            issues.append(issue)
+        for term in ctx.suspect_terms(i):
+            if term.kind != UNKNOWN_TO_LIBRARY:
+                continue
+            total, usual = _unfamiliar_fill(ctx, i, term)
+            if not total:
+                continue
+            explanation = (f"The library never writes '{term.text}'; its sentences worded like "
+                           f"this one read '{usual}' there.")
+            issues.append(Issue(UNSUPPORTED, i, 0.6,
+                                harm_of(term.text.lower(), ABSENT if term.negated else PRESENT),
+                                explanation, f"'{term.text}' unknown to the library "
+                                             f"({total} sentences read '{usual}')",
+                                None, None, term.text, term.start, term.end))
+    return issues
+
+
+def _unfamiliar_fill(ctx: ReportContext, index: int, term) -> tuple[int, str]:
+    """(how many, the usual wording) of library sentences worded like this one around the
+    term that have a chest finding in its place; (0, "") unless the wording around the term
+    says enough (four words, one of them a content word: "No ___ or pneumothorax is seen",
+    not "There is ___")."""
+    fills = [f for f in slot_fills(ctx, index, term.start, term.end, widen=1, widen_left=2)
+             if f.whole and CONCEPT_RE.search(" ".join(f.words))]
+    total = sum(f.count for f in fills)
+    if total < 2:
+        return 0, ""
+    sentence = ctx.sentence(index).text
+    frame = tokens_of(sentence[:fills[0].start] + " " + sentence[fills[0].end:])
+    if len(frame) < 4 or not [w for w in frame if w not in STOPWORDS]:
+        return 0, ""
+    return total, " ".join(fills[0].words)
+
+
+def _polarity_issue(ctx: ReportContext, index: int) -> Issue | None:
+    """The library writes the sentence (or its content words) with the other polarity, and
+    not (or seldom) as written."""
+    polarity = ctx.polarity(index)
+    v, own = polarity.variant_count, polarity.own
+    if v and (own == 0 or v >= 3 * (own + 1)):
+        confidence = 0.85 * v / (v + own + 1)
+        wording, times, loose = " ".join(polarity.variant), v, False
+    elif polarity.loose_variants >= 3 and polarity.loose_variants >= 4 * (polarity.loose_own + 1):
+        lv, lo = polarity.loose_variants, polarity.loose_own
+        confidence = 0.7 * lv / (lv + lo + 1)
+        wording, times, loose = " ".join(polarity.loose_variant), lv, True
+    else:
+        return None
+    affirmed = _affirmed_findings(ctx, index)
+    if affirmed and all(ctx.internal_support(index, f) for f in affirmed):
+        confidence *= 0.5  # another sentence of the report says the same
+    findings = [f for f in ctx.findings.get(index, []) if not f.implied] or \
+        ctx.findings.get(index, [])
+    observation = findings[0].observation if findings else None
+    status = ABSENT if any(f.status == ABSENT for f in findings) else PRESENT
+    how = "these findings" if loose else "this sentence"
+    explanation = (f"Reference reports write {how} with the opposite polarity "
+                   f"('{wording}'), not as here.")
+    return Issue(UNSUPPORTED, index, round(confidence, 3),
+                 harm_of(observation, status) if observation else Harm.LOW, explanation,
+                 f"library: {own} as written, {times} with the other polarity "
+                 f"({'same content words' if loose else 'same words'})", None, observation)
+
+
+def run_checks(ctx: ReportContext) -> list[Issue]:
+    """Every check, in rule order."""
+    return (contradictions(ctx) + laterality_conflicts(ctx) + out_of_domain(ctx)
+            + unsupported_by_library(ctx))

@@ -1,0 +1,56 @@
+"""The comparative-language detector (RA-RRG's keyword list): wording that compares with a
+prior exam, in a study that has none to compare with.
+
+A sentence that says "unchanged", "stable", "compared with the prior", "new", ... claims a
+comparison nobody made. The suggestion is the sentence with the comparison removed
+(``workers.nlp.remove_comparisons``), or removing the sentence when nothing is left. Strong
+cues (the engine's comparison cues: unchanged, stable, interval, prior, new, ...) give a high
+confidence; words that only sometimes compare ("old", "chronic", "more") a low one.
+"""
+from __future__ import annotations
+
+from workers.judge.context import ReportContext
+from workers.nlp import find_comparisons, harm_of, remove_comparisons
+from workers.nlp.vocabulary import comparison_cue
+from workers.library.stats import tokens_of
+from workers.nlp.vocabulary import CONCEPT_RE
+from workers.types import Detection, Harm
+
+DETECTOR = "comparative"
+STRONG = 0.85
+WEAK = 0.35
+
+
+def scope(ctx: ReportContext) -> frozenset[int]:
+    """The sentences the detector examines: those with comparative wording (none when the
+    study has a prior exam or nobody knows)."""
+    if ctx.has_prior is not False:
+        return frozenset()
+    return frozenset(i for i in ctx.image_sentences if find_comparisons(ctx.sentence(i).text))
+
+
+def detect(ctx: ReportContext) -> list[Detection]:
+    """One detection per sentence with comparative wording, when the study has no prior."""
+    if ctx.has_prior is not False:
+        return []
+    detections = []
+    for i in sorted(scope(ctx)):
+        sentence = ctx.sentence(i)
+        terms = list(dict.fromkeys(term for _, _, term in find_comparisons(sentence.text)))
+        strong = comparison_cue(sentence.text.lower()) is not None
+        stripped = remove_comparisons(sentence.text)
+        suggestion = stripped if len(tokens_of(stripped)) >= 2 and (
+            CONCEPT_RE.search(stripped.lower()) or len(tokens_of(stripped)) >= 3) else ""
+        if suggestion == sentence.text:
+            suggestion = None
+        findings = [f for f in ctx.findings.get(i, []) if not f.implied]
+        harm = max((harm_of(f.observation, f.status) for f in findings),
+                   key=lambda h: h.rank, default=Harm.LOW)
+        quoted = ", ".join(f"'{t}'" for t in terms)
+        detections.append(Detection(
+            sentence_index=i, start=sentence.start, end=sentence.end, detector=DETECTOR,
+            explanation=(f"Compares with a prior exam ({quoted}), but this study has no prior "
+                         f"exam to compare with."),
+            harm=harm, confidence=STRONG if strong else WEAK,
+            evidence={"terms": terms, "has_prior": False}, suggestion=suggestion))
+    return detections

@@ -1,0 +1,351 @@
+"""One report and what the detectors know around it: its sentences and findings, the library.
+
+``ReportContext`` is built once per audited report and shared by the text detectors (judge,
+comparative, three-stage correction). It answers, lazily and once each:
+
+* the report's sentences, sections and findings (workers.nlp);
+* ``neighbours``: the k most similar library reports (never one with the report's own id);
+* ``polarity(i)``: how often the library writes sentence i as it is, and how often with the
+  opposite polarity (the same words with "no"/"without" added or removed);
+* ``suspect_terms(i)``: words of sentence i that a chest radiograph cannot show, that only
+  borderline belong to one, or that no library report contains.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from workers.library.stats import Tokens, tokenize, tokens_of
+from workers.library.text import Neighbour, TextLibrary
+from workers.nlp import ParsedReport, findings_by_sentence, out_of_domain_terms, parse_report
+from workers.nlp.findings import ABSENT, IMAGE_SECTIONS, Finding
+from workers.nlp.radiographic import ANATOMY_RE
+from workers.nlp.vocabulary import CONCEPT_RE, LATERALITY_RE, LOCATION_RE, SEVERITY_RE
+
+DEFAULT_NEIGHBOURS = 5
+
+OUT_OF_DOMAIN = "out_of_domain"
+BORDERLINE = "borderline"
+UNKNOWN_TO_LIBRARY = "unknown_to_library"
+
+_NEGATION_BEFORE_RE = re.compile(r"\b(?:no|not|without|negative for|free of|nor|neither)\b")
+_NEGATION_AFTER_RE = re.compile(r"^[^.;]*?\b(?:is|are|was|were)\s+not\b|^[^.;]*?\bnot\s+"
+                                r"(?:seen|identified|present|visualized|demonstrated)\b")
+# A word at most this many library reports use is rare.
+RARE_REPORTS = 2
+_CLAUSE_BREAK_RE = re.compile(r"[;:]|\b(?:but|however|although|whereas)\b")
+# Words that name nothing: a run of other words is a phrase the library may not know.
+STOPWORDS = frozenset("""
+a an the of in on at to for with without within and or but nor no not none is are was were be
+been being there this that these those which who whom whose as by from into onto over under
+than then also both either neither any some all each other otherwise may might could can
+cannot will would should shall must has have had do does did seen noted identified visualized
+visualised demonstrated present evident evidence again stable unchanged new since prior
+previous previously compared comparison change changes changed it its per likely possibly
+possible probable probably suggest suggests suggesting suggestive consistent compatible
+represent represents representing related due secondary given appear appears appearing
+remain remains remaining most more less very well only just still now here xxxx
+""".split())
+
+
+@dataclass(frozen=True)
+class SuspectTerm:
+    """Words of a sentence that may not belong in a chest radiograph report.
+
+    ``start``/``end`` are offsets in the sentence; ``kind`` is out_of_domain, borderline or
+    unknown_to_library; ``library_sentences`` counts the library sentences holding the words.
+    """
+
+    text: str
+    start: int
+    end: int
+    kind: str
+    negated: bool
+    library_sentences: int | None
+
+
+@dataclass(frozen=True)
+class Polarity:
+    """How the library writes a sentence: ``own`` times as it is, ``variant_count`` times as
+    ``variant`` (the same words, another polarity; None when never). ``loose_own`` and
+    ``loose_variants`` count the same content words (function words aside) with this and the
+    other polarity; ``loose_variant`` is the most written of the latter."""
+
+    own: int
+    variant: Tokens | None
+    variant_count: int
+    loose_own: int = 0
+    loose_variant: Tokens | None = None
+    loose_variants: int = 0
+
+
+def is_negated(sentence: str, start: int, end: int) -> bool:
+    """Whether the words at ``start:end`` of ``sentence`` are in a negation's scope (a cue
+    before them in the same clause, or "is not seen" after them)."""
+    lower = sentence.lower()
+    before = lower[:start]
+    breaks = list(_CLAUSE_BREAK_RE.finditer(before))
+    if breaks:
+        before = before[breaks[-1].end():]
+    if _NEGATION_BEFORE_RE.search(before):
+        return True
+    return bool(_NEGATION_AFTER_RE.search(lower[end:]))
+
+
+def _known_spans(lower: str) -> list[tuple[int, int]]:
+    spans = [m.span() for m in CONCEPT_RE.finditer(lower)]
+    spans += [m.span() for m in ANATOMY_RE.finditer(lower)]
+    for pattern in (LATERALITY_RE, SEVERITY_RE, LOCATION_RE):
+        spans += [m.span() for m in pattern.finditer(lower)]
+    return spans
+
+
+def _content_runs(sentence: str, taken: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Spans of consecutive content words (no punctuation or function word between them) with
+    at least one word that names no finding of the engine's vocabulary ("liver cancer",
+    "inflammatory bowel disease"): phrases the library may never have written."""
+    lower = sentence.lower()
+    findings = [m.span() for m in CONCEPT_RE.finditer(lower)] + list(taken)
+    runs: list[tuple[int, int]] = []
+    current: list = []
+
+    def close():
+        if current and any(not any(a <= t.start and t.end <= b for a, b in findings)
+                           for t in current):
+            runs.append((current[0].start, current[-1].end))
+
+    for token in tokenize(sentence):
+        content = token.text.isalpha() and token.text not in STOPWORDS and len(token.text) > 2
+        joined = current and sentence[current[-1].end:token.start].strip() == ""
+        if content and (not current or joined):
+            current.append(token)
+            continue
+        close()
+        current = [token] if content else []
+    close()
+    return runs
+
+
+@dataclass
+class ReportContext:
+    text: str
+    library: TextLibrary | None = None
+    external_id: str | None = None
+    has_prior: bool | None = None
+    k: int = DEFAULT_NEIGHBOURS
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    @cached_property
+    def parsed(self) -> ParsedReport:
+        return parse_report(self.text)
+
+    @cached_property
+    def findings(self) -> dict[int, list[Finding]]:
+        return findings_by_sentence(self.parsed)
+
+    @cached_property
+    def image_sentences(self) -> list[int]:
+        """Indices of the sentences that describe the images (FINDINGS, IMPRESSION, ...)."""
+        return [s.index for s in self.parsed.sentences if s.section in IMAGE_SECTIONS]
+
+    def sentence(self, index: int):
+        return self.parsed.sentences[index]
+
+    @cached_property
+    def exclude(self) -> int | None:
+        """The library position the counts leave out (the audited report's own copy)."""
+        return self.library.excluded_position(self.external_id) if self.library else None
+
+    @cached_property
+    def neighbours(self) -> list[Neighbour]:
+        if self.library is None or not len(self.library):
+            return []
+        return self.library.neighbours(self.text, self.k, exclude_external_id=self.external_id)
+
+    def tokens(self, index: int) -> Tokens:
+        key = ("tokens", index)
+        if key not in self._cache:
+            self._cache[key] = tokens_of(self.sentence(index).text)
+        return self._cache[key]
+
+    def polarity(self, index: int) -> Polarity:
+        key = ("polarity", index)
+        if key not in self._cache:
+            if self.library is None:
+                self._cache[key] = Polarity(0, None, 0)
+            else:
+                stats, tokens = self.library.stats, self.tokens(index)
+                variants = stats.variants(tokens, self.exclude)
+                best = variants[0] if variants else (None, 0)
+                loose = stats.variants(tokens, self.exclude, loose=True)
+                self._cache[key] = Polarity(
+                    stats.count(tokens, self.exclude), *best,
+                    loose_own=stats.same_polarity(tokens, self.exclude),
+                    loose_variant=loose[0][0] if loose else None,
+                    loose_variants=sum(n for _, n in loose))
+        return self._cache[key]
+
+    def document_frequency(self, word: str) -> int | None:
+        if self.library is None:
+            return None
+        return self.library.stats.document_frequency(word, self.exclude)
+
+    def phrase_count(self, text: str) -> int | None:
+        if self.library is None:
+            return None
+        return self.library.stats.phrase_count(tokens_of(text), self.exclude)
+
+    def suspect_terms(self, index: int) -> list[SuspectTerm]:
+        key = ("suspects", index)
+        if key not in self._cache:
+            self._cache[key] = self._suspect_terms(index)
+        return self._cache[key]
+
+    def _suspect_terms(self, index: int) -> list[SuspectTerm]:
+        sentence = self.sentence(index).text
+        lower = sentence.lower()
+        found: list[SuspectTerm] = []
+        taken: list[tuple[int, int]] = []
+        out = set(t.lower() for t in out_of_domain_terms(sentence))
+        for term in out_of_domain_terms(sentence, strict=True):
+            start = lower.find(term.lower())
+            if start < 0:
+                continue
+            end = start + len(term)
+            kind = OUT_OF_DOMAIN if term.lower() in out else BORDERLINE
+            found.append(SuspectTerm(sentence[start:end], start, end, kind,
+                                     is_negated(sentence, start, end), self.phrase_count(term)))
+            taken.append((start, end))
+        if self.library is not None:
+            for run_start, run_end in _content_runs(sentence, taken):
+                phrase = sentence[run_start:run_end]
+                if not self._has_rare_word(phrase):
+                    continue
+                count = self.phrase_count(phrase)
+                if count is not None and count == 0:
+                    found.append(SuspectTerm(phrase, run_start, run_end, UNKNOWN_TO_LIBRARY,
+                                             is_negated(sentence, run_start, run_end), count))
+        return sorted(found, key=lambda t: t.start)
+
+    def _has_rare_word(self, phrase: str) -> bool:
+        """Whether the phrase has a word that names no finding and that at most
+        ``RARE_REPORTS`` library reports use."""
+        lower = phrase.lower()
+        findings = [m.span() for m in CONCEPT_RE.finditer(lower)]
+        for token in tokenize(phrase):
+            if token.text in STOPWORDS or any(a <= token.start and token.end <= b
+                                              for a, b in findings):
+                continue
+            if (self.document_frequency(token.text) or 0) <= RARE_REPORTS:
+                return True
+        return False
+
+    def internal_support(self, index: int, finding: Finding) -> list[int]:
+        """Other sentences that state ``finding`` (or a narrower or similar observation) with
+        the same status: the report supports itself there."""
+        from workers.nlp.vocabulary import ancestors, similar
+
+        out = []
+        for other, items in self.findings.items():
+            if other == index or other not in self.image_sentences:
+                continue
+            for f in items:
+                if f.status != finding.status or f.implied != finding.implied and f.implied:
+                    continue
+                related = (f.observation == finding.observation
+                           or finding.observation in ancestors(f.observation)
+                           or similar(f.observation, finding.observation))
+                if related and (finding.status != ABSENT or not f.implied):
+                    out.append(other)
+                    break
+        return out
+
+
+@dataclass(frozen=True)
+class SlotFill:
+    """A library wording for the gap left by removing ``sentence[start:end]``: ``words`` fill
+    it ``count`` times among library sentences that share the whole sentence around the gap
+    (``whole=True``) or only the three words on either side; ``nearby`` of those are in the
+    k most similar reports; ``widened`` counts the words around the term the gap took in."""
+
+    start: int
+    end: int
+    words: Tokens
+    count: int
+    whole: bool
+    nearby: int = 0
+    widened: int = 0
+
+
+def _slot_bounds(tokens, start: int, end: int) -> tuple[int, int] | None:
+    inside = [i for i, t in enumerate(tokens) if t.start < end and t.end > start]
+    return (inside[0], inside[-1] + 1) if inside else None
+
+
+def _widenings(left: int, right: int) -> list[tuple[int, int]]:
+    """(left, right) widenings, fewest words first, left first (a name's modifiers stand
+    before it)."""
+    options = [(a, b) for a in range(left + 1) for b in range(right + 1)]
+    return sorted(options, key=lambda ab: (ab[0] + ab[1], -ab[0]))
+
+
+def neighbour_sentences(ctx: ReportContext):
+    from collections import Counter
+
+    from workers.library.vectors import report_sentences
+
+    key = ("neighbour_sentences",)
+    if key not in ctx._cache:
+        ctx._cache[key] = Counter(tokens_of(s) for n in ctx.neighbours
+                                  for s in report_sentences(n.text))
+    return ctx._cache[key]
+
+
+def slot_fills(ctx: ReportContext, index: int, start: int, end: int, *,
+               widen: int = 1, widen_left: int | None = None, limit: int = 5,
+               accept=None) -> list[SlotFill]:
+    """Library wordings for the words at ``start:end`` of sentence ``index``, best first.
+
+    The gap is the term itself first, then widened by up to ``widen_left`` words on the left
+    (where a name's modifiers stand) and ``widen`` on the right, fewest words first; the first
+    widening with a wording wins, so the correction keeps as much of the sentence as it can.
+    Whole-sentence matches come before three-words-either-side matches. Within a widening,
+    wordings found in the k most similar reports come first, then the most written. A wording
+    never repeats the removed words; ``accept(words)`` may reject more.
+    """
+    if ctx.library is None:
+        return []
+    stats = ctx.library.stats
+    sentence = ctx.sentence(index).text
+    tokens = tokenize(sentence)
+    words = tuple(t.text for t in tokens)
+    bounds = _slot_bounds(tokens, start, end)
+    if bounds is None:
+        return []
+    removed = set(words[bounds[0]:bounds[1]])
+    widen_left = widen if widen_left is None else widen_left
+    nearby = neighbour_sentences(ctx) if ctx.neighbours else {}
+    for whole in (True, False):
+        for left_extra, right_extra in _widenings(widen_left, widen):
+            a, b = bounds[0] - left_extra, bounds[1] + right_extra
+            if a < 0 or b > len(words):
+                continue
+            left = ("<s>",) + words[:a]
+            right = words[b:] + ("</s>",)
+            if not whole:
+                left, right = left[-3:], right[:3]
+            kept = set(words[a:bounds[0]] + words[bounds[1]:b])
+            found = []
+            for filler, count in stats.fillers_between(left, right, ctx.exclude).items():
+                if set(filler) & (removed - kept) or filler == words[a:b]:
+                    continue
+                if accept is not None and not accept(" ".join(filler)):
+                    continue
+                near = nearby.get(words[:a] + filler + words[b:], 0) if whole else 0
+                found.append(SlotFill(tokens[a].start, tokens[b - 1].end, filler, count, whole,
+                                      near, left_extra + right_extra))
+            if found:
+                found.sort(key=lambda f: (-f.nearby, -f.count, f.words))
+                return found[:limit]
+    return []
