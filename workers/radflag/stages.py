@@ -18,6 +18,8 @@ from .support import SentenceSupport, SentenceToScore, score_support
 NO_GENERATOR = ("No report generator is available: configure RADREVIEW_GENERATOR, upload a "
                 "report, or upload the candidate and samples made elsewhere.")
 BUILTIN_GENERATOR_MODULE = "workers.rarrg.generator"
+#: Added to the built-in generator's own refusal (an empty image memory, ...).
+ALTERNATIVES = "Or upload a report to audit, or the candidate and samples made elsewhere."
 
 
 # --- sampling --------------------------------------------------------------------------------
@@ -97,7 +99,9 @@ def sample(inputs: SampleInputs, progress: Progress = no_progress) -> SampleResu
         generator = find_generator(inputs.index_dir)
     except StageError as exc:
         if inputs.need_candidate:
-            raise
+            if exc.message == NO_GENERATOR:
+                raise
+            raise StageError(f"{exc.message} {ALTERNATIVES}") from exc
         # A report was uploaded: the study is audited without RadFlag, and the page says why.
         progress(1.0, "RadFlag skipped: no generator")
         return SampleResult("", None, (), skipped=f"RadFlag skipped: {exc.message}")

@@ -10,11 +10,12 @@ import pytest
 
 from workers.backends import registry
 from workers.pipeline import StageError
-from workers.radflag.stages import NO_GENERATOR, ImageForSampling, SampleInputs, sample
+from workers.radflag.stages import ALTERNATIVES, NO_GENERATOR, ImageForSampling, SampleInputs, sample
 
 from tests.support import dicom_factory as dicom
 from tests.support import tiny_models as tiny
 from tests.support.fake_llm_server import FakeServer, Reply, completion
+from tests.workers.imagememory.library_factory import reference_library, text_embedder  # noqa: F401
 
 
 @pytest.fixture(scope="module")
@@ -149,3 +150,22 @@ def test_a_generator_returning_the_wrong_number_of_samples_fails_plainly(images,
     monkeypatch.setitem(sys.modules, "workers.rarrg.generator", module)
     with pytest.raises(StageError, match="short-gen returned 3 samples; 4 were asked for"):
         sample(inputs(images))
+
+
+def test_the_builtin_retrieval_generator_drafts_from_the_image_memory(reference_library):
+    studies, index_dir = reference_library
+    images = tuple(ImageForSampling(image.path, image.kind, image.view) for image in studies[1].images)
+    result = sample(inputs(images, index_dir=str(index_dir), n=10))
+    assert result.source == "builtin-retrieval-generator"
+    assert result.candidate.text.startswith("FINDINGS: ") and result.candidate.temperature == 0.1
+    assert len(result.samples) == 10 and all(s.text.startswith("FINDINGS: ") for s in result.samples)
+    assert len({s.text for s in result.samples}) > 1  # temperature 1.0 varies the samples
+
+
+def test_an_empty_image_memory_fails_an_image_only_study_and_says_what_else_to_do(images, tmp_path):
+    with pytest.raises(StageError) as failed:
+        sample(inputs(images, index_dir=str(tmp_path / "indexes")))
+    assert failed.value.message.startswith("The image memory is empty")
+    assert failed.value.message.endswith(ALTERNATIVES)
+    skipped = sample(inputs(images, index_dir=str(tmp_path / "indexes"), need_candidate=False))
+    assert skipped.skipped.startswith("RadFlag skipped: The image memory is empty")
