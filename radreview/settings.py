@@ -322,6 +322,29 @@ if RADFLAG_SAMPLES < 2 or RADFLAG_DEFAULT_LAMBDA2 < 1 or RADFLAG_MAX_TOKENS < 1:
         "RADREVIEW_RADFLAG_MAX_TOKENS at least 1"
     )
 
+# --- Image memory, V-RAG, RA-RRG (docs/images.md) ------------------------------------------
+
+# The image memory lives in INDEX_DIR/image_memory/ (HNSW settings above). V-RAG probes the
+# VRAG_TOP_K most similar reference images; RA-RRG selects the key phrases whose selection
+# score over the RARRG_NEIGHBOURS most similar images reaches RARRG_SELECTION_THRESHOLD.
+VRAG_TOP_K = env_int("RADREVIEW_VRAG_TOP_K", 5)
+RARRG_NEIGHBOURS = env_int("RADREVIEW_RARRG_NEIGHBOURS", 10)
+RARRG_SELECTION_THRESHOLD = float(os.environ.get("RADREVIEW_RARRG_SELECTION_THRESHOLD") or 0.4)
+# "knn" (the simple form) or "trained" (the checkpoint written by train_phrase_retriever).
+RARRG_RETRIEVER = os.environ.get("RADREVIEW_RARRG_RETRIEVER", "knn")
+RARRG_RETRIEVER_CHECKPOINT = INDEX_DIR / "phrase_retriever.pt"
+if RARRG_RETRIEVER not in ("knn", "trained"):
+    raise ImproperlyConfigured(f"RADREVIEW_RARRG_RETRIEVER must be knn or trained, got "
+                               f"{RARRG_RETRIEVER!r}")
+if not 0.0 <= RARRG_SELECTION_THRESHOLD <= 1.0 or VRAG_TOP_K < 1 or RARRG_NEIGHBOURS < 1:
+    raise ImproperlyConfigured("RADREVIEW_RARRG_SELECTION_THRESHOLD must be in [0, 1]; "
+                               "RADREVIEW_VRAG_TOP_K and RADREVIEW_RARRG_NEIGHBOURS at least 1")
+# The admin's image import reads server folders below this one (or an uploaded ZIP file).
+LIBRARY_IMPORT_ROOT = Path(os.environ.get("RADREVIEW_LIBRARY_IMPORT_ROOT",
+                                          DATA_DIR / "import")).resolve()
+# Window/level renders of study and reference images, made on demand, are cached here.
+RENDER_CACHE_SUBDIR = "cache/renders"
+
 # --- Internationalisation ------------------------------------------------------------------
 
 LANGUAGE_CODE = "en-us"

@@ -7,6 +7,7 @@ urlpatterns = [
     path("", include("radreview.studies.urls")),
     path("", include("radreview.review.urls")),
     path("", include("radreview.audit.urls")),
+    path("", include("radreview.library.image_urls")),
     path("accounts/", include("radreview.accounts.urls")),
     path("site/models/", include("radreview.modelroles.urls")),
     path("site/calibration/", include("radreview.calibration.urls")),

@@ -4,3 +4,17 @@ from django.apps import AppConfig
 class LibraryConfig(AppConfig):
     name = "radreview.library"
     label = "library"
+
+    def ready(self):
+        # The model-roles probe of the "builtin" generator loads the built-in retrieval
+        # generator over this site's image memory (loading nothing until a probe runs).
+        from django.conf import settings
+
+        from workers.backends import registry
+
+        def load_builtin_generator():
+            from workers.rarrg.generator import load_builtin_generator as load
+
+            return load(settings.INDEX_DIR)
+
+        registry.set_builtin_generator_loader(load_builtin_generator)

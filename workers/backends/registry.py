@@ -320,10 +320,28 @@ def _probe_llm(model: TextModel | None) -> str:
     return f"{model.name} replied {reply[:80]!r}"
 
 
+# How to load the built-in retrieval generator (workers.rarrg.generator), set by the Django app
+# with its INDEX_DIR, so that probing the "builtin" generator tests the real thing.
+_builtin_generator_loader: Callable[[], Generator] | None = None
+
+
+def set_builtin_generator_loader(loader: Callable[[], Generator] | None) -> None:
+    global _builtin_generator_loader
+    _builtin_generator_loader = loader
+
+
 def _probe_generator(model: Generator | None) -> str:
     if model is None:
-        return ("built-in retrieval generator: nothing to load; it drafts from the reference "
-                "library")
+        if _builtin_generator_loader is None:
+            return ("built-in retrieval generator: not checked (no image memory is known to "
+                    "this process)")
+        try:
+            builtin = _builtin_generator_loader()
+            [report] = builtin.generate([ImageInput(_probe_image(), "PA")], "", temperature=0.0,
+                                        n=1)
+        except Exception as exc:  # StageError (empty memory, other encoder) carries .message
+            raise RuntimeError(getattr(exc, "message", None) or str(exc)) from None
+        return f"built-in retrieval generator drafted {report[:80]!r} from the image memory"
     from workers.prompts import get_prompt
 
     prompt = get_prompt("status_probe")

@@ -8,7 +8,7 @@ reports, key phrases and disease entities. Plain Python, no Django (docs/images.
 from .build import LibraryImage, LibraryStudy, add_to_memory, describe_study, refresh_phrase_bank
 from .memory import (MEMORY_SUBDIR, REBUILD_HINT, EncoderInfo, EncoderMismatch, ImageMemory,
                      ImageMemoryError, MemoryCorrupt, MemoryImage, MemoryStudy, Neighbour,
-                     cached_memory, memory_dir, memory_lock)
+                     cached_memory, memory_dir, memory_lock, read_summary)
 from .query import QueryImage, embed, load_pixels, resolve
 
 __all__ = [
@@ -16,5 +16,5 @@ __all__ = [
     "ImageMemoryError", "LibraryImage", "LibraryStudy", "MemoryCorrupt", "MemoryImage",
     "MemoryStudy", "Neighbour", "QueryImage", "add_to_memory", "cached_memory",
     "describe_study", "embed", "load_pixels", "memory_dir", "memory_lock",
-    "refresh_phrase_bank", "resolve",
+    "read_summary", "refresh_phrase_bank", "resolve",
 ]

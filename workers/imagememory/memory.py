@@ -27,14 +27,13 @@ from pathlib import Path
 
 import numpy as np
 
-from workers.retrieval.index import HnswParams, VectorIndex
-
 MEMORY_SUBDIR = "image_memory"
 FORMAT_VERSION = 1
 _CURRENT = "CURRENT"
 _INDEX = "images.faiss"
 _MANIFEST = "manifest.json"
 _PHRASES = "phrases.npy"
+_SUMMARY = "summary.json"
 _KEEP_GENERATIONS = 2  # the newest and the one before, which a reader may still be opening
 
 REBUILD_HINT = "run `python manage.py rebuild_image_index`"
@@ -139,13 +138,14 @@ class _Manifest:
 class ImageMemory:
     """An image memory in memory; ``open`` reads the current generation, ``save`` writes one."""
 
-    def __init__(self, directory: str | os.PathLike, *, hnsw: HnswParams | None = None,
-                 exact_below: int = 20_000):
+    def __init__(self, directory: str | os.PathLike, *, hnsw=None, exact_below: int = 20_000):
+        from workers.retrieval.index import HnswParams  # FAISS loads with the first index
+
         self.directory = Path(directory)
         self.hnsw = hnsw or HnswParams()
         self.exact_below = exact_below
         self._manifest = _Manifest()
-        self._index: VectorIndex | None = None
+        self._index = None  # a workers.retrieval.index.VectorIndex once images are added
         self.phrase_vectors = np.zeros((0, 0), dtype=np.float32)
         self.generation: str | None = None
         self._phrase_ids: dict[str, int] | None = None
@@ -178,6 +178,8 @@ class ImageMemory:
             phrases=list(raw.get("phrases", [])),
         )
         if memory._manifest.images:
+            from workers.retrieval.index import VectorIndex
+
             memory._index = VectorIndex.load(folder / _INDEX, hnsw=memory.hnsw,
                                              exact_below=memory.exact_below)
             indexed = set(int(i) for i in memory._index.ids())
@@ -332,6 +334,8 @@ class ImageMemory:
         if not images:
             return
         if self._index is None:
+            from workers.retrieval.index import VectorIndex
+
             self._index = VectorIndex(self._manifest.encoder.dim, hnsw=self.hnsw,
                                       exact_below=self.exact_below)
         self._index.add([i.id for i in images], vectors)
@@ -391,6 +395,11 @@ class ImageMemory:
             }
             (staging / _MANIFEST).write_text(json.dumps(manifest, ensure_ascii=False),
                                              encoding="utf-8")
+            summary = {"encoder": manifest["encoder"], "text_embedder": manifest["text_embedder"],
+                       "index_kind": manifest["index_kind"], "images": len(manifest["images"]),
+                       "studies": len(manifest["studies"]), "phrases": len(manifest["phrases"]),
+                       "generation": name}
+            (staging / _SUMMARY).write_text(json.dumps(summary), encoding="utf-8")
             target = self.directory / name
             if target.exists():
                 shutil.rmtree(target)
@@ -404,6 +413,20 @@ class ImageMemory:
         self.generation = name
         _prune(self.directory, name)
         return name
+
+
+def read_summary(directory: str | os.PathLike) -> dict | None:
+    """Counts, encoder and index kind of the current generation, without loading the index
+    (the library page reads this in the web process); None when there is no memory."""
+    directory = Path(directory)
+    generation = _read_current(directory)
+    if generation is None:
+        return None
+    try:
+        return json.loads((directory / generation / _SUMMARY).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        raise MemoryCorrupt(f"The image memory at {directory} cannot be read; "
+                            f"{REBUILD_HINT}.") from None
 
 
 def _read_current(directory: Path) -> str | None:

@@ -69,31 +69,42 @@ def _names_a_finding(text: str) -> bool:
 
 
 def finding_key(text: str) -> frozenset:
-    """What a phrase states: (observation, status, side) of each of its findings."""
+    """What a phrase states: (observation, status, side, severity) of each of its findings."""
     from workers.nlp import extract_findings
 
-    return frozenset((f.observation, f.status, f.laterality) for f in extract_findings(text))
+    return frozenset((f.observation, f.status, f.laterality, f.severity)
+                     for f in extract_findings(text))
+
+
+def covered(general: frozenset, specific: frozenset) -> bool:
+    """Whether ``specific`` states every finding of ``general``, at least as precisely (same
+    observation and status; the same side and size where ``general`` gives one)."""
+    return bool(general) and all(
+        any(o == o2 and s == s2 and side in (None, side2) and size in (None, size2)
+            for o2, s2, side2, size2 in specific)
+        for o, s, side, size in general)
 
 
 def _dedupe(phrases) -> tuple[str, ...]:
-    """Cleaned phrases, each finding once: of two phrases stating the same findings (the
-    impression repeating the findings, "cardiomegaly" after "moderate cardiomegaly"), the
-    wordier one stays, in the place of the first."""
+    """Cleaned phrases, each finding once: a phrase that only repeats another, less precisely
+    (the impression's "small effusions" after "small bilateral pleural effusions",
+    "cardiomegaly" after "moderate cardiomegaly"), is dropped; a more precise one takes the
+    place of the vaguer one seen first."""
     out: list[str] = []
-    by_key: dict[frozenset, int] = {}
+    keys: list[frozenset] = []
     for phrase in phrases:
         cleaned = clean_phrase(phrase)
         if not cleaned or cleaned in out:
             continue
         key = finding_key(cleaned)
-        if key and key in by_key:
-            index = by_key[key]
-            if len(cleaned.split()) > len(out[index].split()):
-                out[index] = cleaned
+        if any(covered(key, other) for other in keys):
             continue
-        if key:
-            by_key[key] = len(out)
+        vaguer = next((i for i, other in enumerate(keys) if covered(other, key)), None)
+        if vaguer is not None:
+            out[vaguer], keys[vaguer] = cleaned, key
+            continue
         out.append(cleaned)
+        keys.append(key)
     return tuple(out)
 
 

@@ -92,7 +92,7 @@ def pool_views(per_view: list[dict[str, tuple[float, tuple[int, ...]]]],
 def resolve_conflicts(phrases: list[ScoredPhrase]) -> list[ScoredPhrase]:
     """Keep phrases in order, dropping any that contradicts one kept before it, or that only
     repeats what kept ones say ("cardiomegaly" after "moderate cardiomegaly")."""
-    from .phrases import finding_key
+    from .phrases import covered, finding_key
 
     kept: list[ScoredPhrase] = []
     said: dict[str, str] = {}
@@ -102,7 +102,7 @@ def resolve_conflicts(phrases: list[ScoredPhrase]) -> list[ScoredPhrase]:
         if any(_conflicts(observation, status, said) for observation, status in statuses.items()):
             continue
         key = finding_key(phrase.text)
-        if key and key <= stated:
+        if covered(key, frozenset(stated)):
             continue
         kept.append(phrase)
         stated |= key

@@ -13,7 +13,7 @@ from typing import Any, Callable
 from radreview.calibration import stage as calibrate
 from radreview.modelroles import stage as probe_role
 
-from . import ingest, radflag, report, sample
+from . import image_import, ingest, radflag, rarrg, report, sample, vrag
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,13 @@ ADAPTERS: dict[str, StageAdapter] = {
     "sample": StageAdapter(sample.load, sample.compute, sample.store),
     "parse_report": StageAdapter(report.load, report.compute, report.store),
     "radflag": StageAdapter(radflag.load, radflag.compute, radflag.store),
+    "vrag": StageAdapter(vrag.load, vrag.compute, vrag.store),
+    "rarrg": StageAdapter(rarrg.load, rarrg.compute, rarrg.store),
     # Site jobs
     "probe_role": StageAdapter(probe_role.load, probe_role.compute, probe_role.store),
     "calibrate": StageAdapter(calibrate.load, calibrate.compute, calibrate.store),
+    image_import.IMPORT_STAGE: StageAdapter(image_import.load, image_import.compute,
+                                            image_import.store),
+    image_import.REBUILD_STAGE: StageAdapter(image_import.rebuild_load,
+                                             image_import.rebuild_compute, image_import.store),
 }

@@ -99,3 +99,21 @@ def test_another_encoder_than_the_memory_s_is_refused(reference_library):
 def test_scored_phrase_serialises():
     assert ScoredPhrase("no pneumothorax", 0.91234, (0,), (3,)).to_dict() == {
         "text": "no pneumothorax", "score": 0.9123, "views": [0], "studies": [3]}
+
+
+def test_the_model_roles_probe_tests_the_builtin_generator_for_real(reference_library, tmp_path,
+                                                                    monkeypatch):
+    from workers.backends import registry
+
+    studies, index_dir = reference_library
+    registry.reset()
+    registry.configure({})
+    monkeypatch.setattr(registry, "_builtin_generator_loader",
+                        lambda: load_builtin_generator(index_dir, encoder=ENCODER))
+    result = registry.probe("generator")
+    assert result.ok and "drafted 'FINDINGS:" in result.detail, result
+    monkeypatch.setattr(registry, "_builtin_generator_loader",
+                        lambda: load_builtin_generator(tmp_path / "empty", encoder=ENCODER))
+    result = registry.probe("generator")
+    assert not result.ok and "The image memory is empty" in result.error
+    registry.reset()

@@ -1,0 +1,40 @@
+"""What the V-RAG and RA-RRG stages share: the study's images as query images, the memory's
+settings, neighbours made traceable and linkable."""
+from __future__ import annotations
+
+from django.conf import settings
+from django.urls import reverse
+
+from radreview.library.image_memory import options
+from workers.imagememory import QueryImage
+
+
+def query_images(study) -> tuple[QueryImage, ...]:
+    return tuple(QueryImage(image.original.path, image.kind, image.view, image.pk)
+                 for image in study.images.order_by("position", "id"))
+
+
+def memory_options() -> dict:
+    return options()
+
+
+def index_dir() -> str:
+    return str(settings.INDEX_DIR)
+
+
+def with_thumbnail(neighbour: dict) -> dict:
+    """The neighbour with the same-site URLs of its thumbnail and its reference study."""
+    out = dict(neighbour)
+    if neighbour.get("image_id") is not None:
+        out["thumbnail_url"] = reverse("images:reference_thumbnail", args=[neighbour["image_id"]])
+    if neighbour.get("reference_id") is not None:
+        out["reference_url"] = reverse("images:reference_study", args=[neighbour["reference_id"]])
+    return out
+
+
+def link_detections(detections) -> None:
+    """Give every neighbour in the detections' evidence its thumbnail URL (in place)."""
+    for detection in detections:
+        neighbours = detection.evidence.get("neighbours")
+        if isinstance(neighbours, list):
+            detection.evidence["neighbours"] = [with_thumbnail(n) for n in neighbours]

@@ -1,0 +1,51 @@
+"""RA-RRG stage: key phrases retrieved for the study's views, the RA-RRG draft (a Report of
+kind draft, source "rarrg"), and ``rarrg`` detections for unsupported sentences."""
+from __future__ import annotations
+
+from django.conf import settings
+
+from radreview.library.models import StudyRetrieval
+from radreview.review.services import store_detections
+from radreview.studies.models import Report
+
+from .images import index_dir, memory_options, query_images, with_thumbnail
+
+SOURCE = "rarrg"
+
+
+def load(job):
+    report = job.study.audited_report
+    checkpoint = settings.RARRG_RETRIEVER_CHECKPOINT
+    if settings.RARRG_RETRIEVER == "trained" and not checkpoint.exists():
+        from workers.pipeline import StageError
+        raise StageError(f"RADREVIEW_RARRG_RETRIEVER is 'trained' but {checkpoint} does not "
+                         "exist: run python manage.py train_phrase_retriever first.")
+    from workers.rarrg import RarrgInputs
+
+    return RarrgInputs(
+        index_dir=index_dir(), images=query_images(job.study),
+        report=report.text if report is not None else None,
+        neighbours=settings.RARRG_NEIGHBOURS, threshold=settings.RARRG_SELECTION_THRESHOLD,
+        retriever_checkpoint=str(checkpoint) if settings.RARRG_RETRIEVER == "trained" else None,
+        memory_options=memory_options())
+
+
+def compute(inputs, progress):
+    from workers.rarrg import run_rarrg
+
+    return run_rarrg(inputs, progress)
+
+
+def store(job, result) -> None:
+    study = job.study
+    report = study.audited_report
+    if report is not None and result.detections:
+        store_detections(report, result.detections)
+    Report.objects.create(study=study, kind=Report.Kind.DRAFT, text=result.draft, source=SOURCE)
+    StudyRetrieval.objects.update_or_create(study=study, stage=StudyRetrieval.Stage.RARRG, defaults={
+        "encoder": result.encoder, "encoder_learned": result.encoder_learned,
+        "neighbours": [with_thumbnail(n) for n in result.neighbours], "phrases": result.phrases,
+        "detail": {"retriever": result.retriever, "detections": len(result.detections),
+                   "candidates": result.candidates, "draft_model": result.draft_model,
+                   "draft_prompt_version": result.draft_prompt_version},
+    })

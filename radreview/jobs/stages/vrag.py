@@ -1,0 +1,46 @@
+"""V-RAG stage: entity probing of the audited report against the most similar reference
+images; a ``vrag`` detection per disagreement, the rewritten report as a draft."""
+from __future__ import annotations
+
+from django.conf import settings
+
+from radreview.library.models import StudyRetrieval
+from radreview.review.services import store_detections
+from radreview.studies.models import Report
+from workers import pipeline
+
+from .images import index_dir, link_detections, memory_options, query_images, with_thumbnail
+
+SOURCE = "vrag"
+
+
+def load(job):
+    report = job.study.audited_report
+    if report is None:
+        raise pipeline.StageError("V-RAG audits the study's report, and this study has none.")
+    from workers.vrag import VragInputs
+
+    return VragInputs(index_dir=index_dir(), report=report.text, images=query_images(job.study),
+                      media_root=str(settings.MEDIA_ROOT), top_k=settings.VRAG_TOP_K,
+                      memory_options=memory_options())
+
+
+def compute(inputs, progress):
+    from workers.vrag import run_vrag
+
+    return run_vrag(inputs, progress)
+
+
+def store(job, result) -> None:
+    study = job.study
+    link_detections(result.detections)
+    store_detections(study.audited_report, result.detections)
+    Report.objects.create(study=study, kind=Report.Kind.DRAFT, text=result.rewrite,
+                          source=SOURCE)
+    StudyRetrieval.objects.update_or_create(study=study, stage=StudyRetrieval.Stage.VRAG, defaults={
+        "encoder": result.encoder, "encoder_learned": result.encoder_learned,
+        "neighbours": [with_thumbnail(n) for n in result.neighbours], "probes": result.probes,
+        "detail": {"omissions": result.omissions, "detections": len(result.detections),
+                   "rewrite_model": result.rewrite_model,
+                   "rewrite_prompt_version": result.rewrite_prompt_version},
+    })
