@@ -54,7 +54,10 @@ def main() -> None:
     rows = [json.loads(line) for line in args.gold.open()]
     originals = [row["original_report"] for row in rows]
     candidates_path = args.gold.with_name(args.gold.name.replace("_gold", ""))
-    candidates = {json.loads(line)["id"]: json.loads(line)["report"] for line in candidates_path.open()}
+    candidates = {}
+    for line in candidates_path.open():
+        record = json.loads(line)
+        candidates[record["id"]] = record["report"]
     rng = random.Random(args.seed)
     low, _, high = args.agree.partition("-")
     low, high = int(low), int(high or low)
@@ -80,7 +83,7 @@ def main() -> None:
             calibration_sentences.append(CalibrationSentence(
                 sentence.text, support, truth[0].verdict == COMPLETE, categories[sentence.index]))
             if row["has_error"] and sentence.text == row["error_sentence"]:
-                errors.append(support)
+                errors.append((row["id"], support))
         reports.append(CalibrationReport(row["id"], args.n, tuple(calibration_sentences)))
     elapsed = time.perf_counter() - started
     print(f"{len(rows)} reports, {scored} sentences, n = {args.n} samples ({args.agree} agree): "
@@ -91,7 +94,7 @@ def main() -> None:
     print(f"{len(true)} true sentences, {len(errors)} injected error sentences found by text")
     print("λ1  errors flagged  true flagged")
     for lam in range(args.n + 2):
-        recall = sum(e < lam for e in errors) / max(1, len(errors))
+        recall = sum(e < lam for _, e in errors) / max(1, len(errors))
         risk = sum(e < lam for e in true) / max(1, len(true))
         print(f"{lam:>2}  {recall:>14.3f}  {risk:>12.3f}")
 
@@ -104,7 +107,7 @@ def main() -> None:
     test_true = [s for s in test_sentences if s.factual]
     realised = sum(s.support < lam for s in test_true) / max(1, len(test_sentences))
     test_ids = {r.id for r in test}
-    test_errors = [e for e, row in zip(errors, [r for r in rows if r["has_error"]]) if row["id"] in test_ids]
+    test_errors = [e for rid, e in errors if rid in test_ids]
     print(f"CRC at α = {args.alpha}: λ1 = {lam} (adjusted risk on calibration "
           f"{result.adjusted_risk_at_lambda1:.3f}); λ2 = {result.lambda2} for 15% of reports")
     print(f"test half: risk L̂ = {realised:.3f} (true sentences flagged / sentences), "

@@ -40,7 +40,8 @@ class ReviewedExport:
         return sum(len(record["sentences"]) for record in self.records)
 
     def jsonl(self) -> bytes:
-        return "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in self.records).encode()
+        lines = (json.dumps(record, ensure_ascii=False) + "\n" for record in self.records)
+        return "".join(lines).encode()
 
 
 def _reviewed_studies():
@@ -72,8 +73,9 @@ def _record(study: Study) -> dict | None:
             factual = True
         else:
             continue
+        category = sentence.category if sentence.category in CATEGORIES else None
         sentences.append({"text": sentence.text, "support": sentence.support, "factual": factual,
-                          "category": sentence.category if sentence.category in CATEGORIES else None})
+                          "category": category})
     if not sentences:
         return None
     return {"id": f"study-{study.pk}", "n_samples": scored[0].support_n, "sentences": sentences}

@@ -3,7 +3,8 @@ from django import forms
 
 class CalibrationRunForm(forms.Form):
     file = forms.FileField(
-        label="Calibration file (JSON lines)", allow_empty_file=True,  # refused with the file's name
+        # An empty file is refused by the service, with the file's name.
+        label="Calibration file (JSON lines)", allow_empty_file=True,
         help_text="Raw lines {id, candidate, samples, ground_truth} or pre-scored lines "
                   "{id, n_samples, sentences: [{text, support, factual, category?}]}.",
     )

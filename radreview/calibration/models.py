@@ -30,7 +30,8 @@ class Calibration(Immutable):
     created_at = models.DateTimeField(auto_now_add=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
                                    on_delete=models.PROTECT, related_name="+")
-    job = models.ForeignKey("jobs.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    job = models.ForeignKey("jobs.Job", null=True, blank=True, on_delete=models.SET_NULL,
+                            related_name="+")
     # The calibration file: its name as uploaded, where it is kept, its SHA-256.
     source_name = models.CharField(max_length=255)
     source_path = models.CharField(max_length=300, blank=True)

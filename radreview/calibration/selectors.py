@@ -13,12 +13,12 @@ def calibrations() -> list[Calibration]:
 
 
 def active_id() -> int | None:
-    latest = Activation.objects.order_by("-id").values_list("calibration_id", flat=True).first()
-    return latest
+    return Activation.objects.order_by("-id").values_list("calibration_id", flat=True).first()
 
 
 def activations(limit: int = 20) -> list[Activation]:
-    return list(Activation.objects.select_related("calibration", "activated_by").order_by("-id")[:limit])
+    rows = Activation.objects.select_related("calibration", "activated_by").order_by("-id")
+    return list(rows[:limit])
 
 
 def recent_runs(limit: int = 10) -> list[Job]:

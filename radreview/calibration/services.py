@@ -149,9 +149,10 @@ def thresholds_of(calibration: Calibration | None) -> Thresholds:
         n = settings.RADFLAG_SAMPLES
         return Thresholds(lambda1=default_lambda1(settings.RADFLAG_DEFAULT_MIN_SUPPORT, n),
                           lambda2=settings.RADFLAG_DEFAULT_LAMBDA2, n_samples=n)
+    chosen = calibration.lambda2
     return Thresholds(
         lambda1=calibration.lambda1,
-        lambda2=calibration.lambda2 if calibration.lambda2 is not None else settings.RADFLAG_DEFAULT_LAMBDA2,
+        lambda2=chosen if chosen is not None else settings.RADFLAG_DEFAULT_LAMBDA2,
         n_samples=calibration.n_samples,
         lambda1_by_category=dict(calibration.lambda1_by_category or {}),
         calibration_id=calibration.pk, calibration_version=calibration.version,

@@ -53,7 +53,8 @@ def run_status(request, job_pk: int):
         raise Http404("No such calibration run") from None
     calibration = selectors.calibration_of(job) if job.state == Job.State.DONE else None
     if request.htmx:
-        response = render(request, "calibration/_run.html", {"job": job, "calibration": calibration})
+        context = {"job": job, "calibration": calibration}
+        response = render(request, "calibration/_run.html", context)
         if calibration is not None:
             response["HX-Redirect"] = calibration_url(calibration)
         return response

@@ -67,4 +67,5 @@ class UploadForm(forms.Form):
 
     @property
     def external_given(self) -> bool:
-        return any(self.data.get(name) for name in self.EXTERNAL_FIELDS) or "samples_file" in self.files
+        given = any(self.data.get(name) for name in self.EXTERNAL_FIELDS)
+        return given or "samples_file" in self.files

@@ -135,7 +135,8 @@ def _pre_scored(record: dict, rid: str, line: int) -> CalibrationReport:
         if not 0 <= support <= n:
             raise ValueError(f"{where}: support {support} is outside 0..{n} (n_samples is {n})")
         if not isinstance(sentence["factual"], bool):
-            raise ValueError(f"{where}: 'factual' must be true or false, got {sentence['factual']!r}")
+            raise ValueError(f"{where}: 'factual' must be true or false, "
+                             f"got {sentence['factual']!r}")
         parsed.append(CalibrationSentence(sentence["text"], support, sentence["factual"],
                                           _category(sentence.get("category"), where)))
     return CalibrationReport(rid, n, tuple(parsed), line)
@@ -180,7 +181,8 @@ def read_lines(lines: Iterable[str | bytes], *, source: str = "input"
                 f"{where}: bad JSON ({message}{f' at column {column}' if column else ''})", line
             ) from None
         if not isinstance(record, dict):
-            raise CalibrationInputError(f"{where}: expected a JSON object, got {type(record).__name__}", line)
+            raise CalibrationInputError(
+                f"{where}: expected a JSON object, got {type(record).__name__}", line)
         rid = record.get("id")
         if rid is None:
             raise CalibrationInputError(f"{where}: missing 'id'", line)
@@ -271,7 +273,8 @@ def check_alpha(alpha: Any) -> Fraction:
     try:
         value = exact(alpha)
     except (ValueError, ZeroDivisionError):
-        raise CalibrationInputError(f"alpha must be a number between 0 and 1, got {alpha!r}") from None
+        raise CalibrationInputError(
+            f"alpha must be a number between 0 and 1, got {alpha!r}") from None
     if not 0 < value < 1:
         raise CalibrationInputError(f"alpha must be strictly between 0 and 1, got {alpha}")
     return value
@@ -283,7 +286,8 @@ def check_target_rate(rate: Any) -> Fraction | None:
     try:
         value = exact(rate)
     except (TypeError, ValueError, ZeroDivisionError):
-        raise CalibrationInputError(f"the target report rate must be a number between 0 and 1, got {rate!r}") from None
+        raise CalibrationInputError(
+            f"the target report rate must be a number between 0 and 1, got {rate!r}") from None
     if not 0 <= value <= 1:
         raise CalibrationInputError(f"the target report rate must be between 0 and 1, got {rate}")
     return value
@@ -317,7 +321,7 @@ def select_lambda1(supports: Sequence[int], factual: Sequence[bool], n: int, alp
 
 
 def select_lambda2(flag_counts: Sequence[int], target_rate) -> int:
-    """The smallest λ2 ≥ 1 that flags at most ``target_rate`` of the reports (counts k ≥ λ2)."""
+    """The smallest λ2 ≥ 1 that flags at most ``target_rate`` of the reports (k ≥ λ2)."""
     if not flag_counts:
         raise CalibrationInputError("no calibration reports")
     target = check_target_rate(target_rate)
@@ -330,7 +334,7 @@ def select_lambda2(flag_counts: Sequence[int], target_rate) -> int:
 
 
 def lambda2_rows(flag_counts: Sequence[int], values: Iterable[int] = LAMBDA2_TABLE) -> list[dict]:
-    """For each λ2: reports flagged, their share, and the mean flagged sentences per flagged report."""
+    """For each λ2: reports flagged, their share, mean flagged sentences per flagged report."""
     rows = []
     for lambda2 in values:
         flagged = [k for k in flag_counts if k >= lambda2]

@@ -113,7 +113,8 @@ def judge_with_model(model, sentences: Sequence[str], samples: Sequence[str], *,
             results[index] = verdicts_of(value, n)
         else:
             retry[index] = (reply, problem)
-    progress(0.5 if retry else 1.0, f"{len(sentences) - len(retry)} of {len(sentences)} sentences judged")
+    progress(0.5 if retry else 1.0,
+             f"{len(sentences) - len(retry)} of {len(sentences)} sentences judged")
     if retry:
         log.info("%s: %s gave unusable verdict lists for %d of %d sentences; asking again",
                  prompt.version, model.name, len(retry), len(sentences))
@@ -124,7 +125,8 @@ def judge_with_model(model, sentences: Sequence[str], samples: Sequence[str], *,
         for index, reply in zip(indices, second):
             value, problem = check_reply(reply, schema, n)
             if problem is not None:
-                excerpt = sentences[index] if len(sentences[index]) <= 80 else sentences[index][:80] + "…"
+                sentence = sentences[index]
+                excerpt = sentence if len(sentence) <= 80 else sentence[:80] + "…"
                 raise StructuredOutputError(
                     f"{prompt.version} (sentence {json.dumps(excerpt, ensure_ascii=False)})",
                     model.name, [retry[index][1], problem], reply)

@@ -120,7 +120,8 @@ def sample(inputs: SampleInputs, progress: Progress = no_progress) -> SampleResu
     texts = generator.generate(images, prompt, temperature=inputs.temperature, n=inputs.n,
                                max_tokens=inputs.max_tokens)
     if len(texts) != inputs.n:
-        raise StageError(f"The generator {name} returned {len(texts)} samples; {inputs.n} were asked for.")
+        raise StageError(f"The generator {name} returned {len(texts)} samples; "
+                         f"{inputs.n} were asked for.")
     samples = tuple(GeneratedReport(text.strip(), inputs.temperature, number)
                     for number, text in enumerate(texts))
     progress(1.0, f"{inputs.n} samples at temperature {inputs.temperature:g}")

@@ -23,7 +23,8 @@ def load(job) -> stages.RadFlagInputs:
     if report is None:
         raise pipeline.StageError("This study has no report for RadFlag to audit.")
     sentences = tuple(
-        SentenceInfo(s.index, s.text, s.start, s.end, s.section, s.category, tuple(s.findings or ()))
+        SentenceInfo(s.index, s.text, s.start, s.end, s.section, s.category,
+                     tuple(s.findings or ()))
         for s in report.sentences.order_by("index")
     )
     samples = tuple(study.reports.filter(kind=Report.Kind.SAMPLE)
@@ -39,7 +40,8 @@ def store(job, result: stages.RadFlagResult) -> None:
     study = job.study
     if result.skipped or result.outcome is None:
         Job.objects.filter(pk=job.pk).update(result={"skipped": result.skipped})
-        record_event("radflag_skipped", study=study, detail={"stage": "radflag", "reason": result.skipped})
+        record_event("radflag_skipped", study=study,
+                     detail={"stage": "radflag", "reason": result.skipped})
         return
     report = study.audited_report
     rows = {s.index: s for s in report.sentences.all()}

@@ -37,7 +37,8 @@ def store(job, result: stages.SampleResult) -> None:
     study = job.study
     if result.skipped:
         Job.objects.filter(pk=job.pk).update(result={"skipped": result.skipped})
-        record_event("radflag_skipped", study=study, detail={"stage": "sample", "reason": result.skipped})
+        record_event("radflag_skipped", study=study,
+                     detail={"stage": "sample", "reason": result.skipped})
         return
     if result.candidate is not None:
         Report.objects.create(study=study, kind=Report.Kind.CANDIDATE, text=result.candidate.text,

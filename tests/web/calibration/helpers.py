@@ -43,12 +43,26 @@ def upload_with_samples(user, candidate=CANDIDATE, samples=SAMPLES) -> Study:
     return study
 
 
-def run_stages(study: Study) -> Study:
-    """What the workers do: run each queued job of the study, in order, until none is left."""
+def run_stages(study: Study, *, through: str | None = None) -> Study:
+    """What the workers do: run each queued job of the study, in order, until none is left (or
+    up to and including the stage ``through``)."""
     for _ in range(20):
         job = study.jobs.filter(state=Job.State.QUEUED).order_by("order").first()
         if job is None:
             break
         runner.run_job(job.pk)
+        if job.stage == through:
+            break
+    study.refresh_from_db()
+    return study
+
+
+def run_radflag_only(study: Study) -> Study:
+    """Run the stages up to RadFlag, then mark the other detectors' stages done without running
+    them, so a test sees RadFlag's own flags (no combined rows) on a reviewable study."""
+    run_stages(study, through="radflag")
+    assert study.jobs.get(stage="radflag").state == Job.State.DONE
+    study.jobs.exclude(state=Job.State.DONE).update(state=Job.State.DONE, progress=1.0)
+    Study.objects.filter(pk=study.pk).update(status=Study.Status.READY)
     study.refresh_from_db()
     return study

@@ -9,7 +9,7 @@ from radreview.audit.models import AuditEvent
 from radreview.calibration.export import reviewed_studies
 from radreview.review import services as review
 
-from .helpers import SAMPLES, run_stages, upload_with_samples
+from .helpers import SAMPLES, run_radflag_only, upload_with_samples
 
 pytestmark = pytest.mark.django_db
 
@@ -34,8 +34,8 @@ def factual_by_text(record):
 
 
 def test_decisions_and_signature_make_the_labels(radiologist):
-    study = run_stages(upload_with_samples(radiologist))
-    untouched = run_stages(upload_with_samples(radiologist))  # never reviewed: not exported
+    study = run_radflag_only(upload_with_samples(radiologist))
+    untouched = run_radflag_only(upload_with_samples(radiologist))  # never reviewed: not exported
     decide(study, radiologist, "reject", 1)      # kept as written → factual
     decide(study, radiologist, "accept", 3)      # removed → not factual
     decide(study, radiologist, "edit", 4, "Right pleural effusion.")  # changed → not factual
@@ -54,7 +54,7 @@ def test_decisions_and_signature_make_the_labels(radiologist):
 
 
 def test_an_undone_decision_does_not_count(radiologist):
-    study = run_stages(upload_with_samples(radiologist))
+    study = run_radflag_only(upload_with_samples(radiologist))
     decide(study, radiologist, "accept", 1)
     decide(study, radiologist, "reject", 3)
     study.refresh_from_db()
@@ -64,8 +64,8 @@ def test_an_undone_decision_does_not_count(radiologist):
 
 
 def test_studies_with_another_number_of_samples_are_left_out(radiologist):
-    studies = [run_stages(upload_with_samples(radiologist)) for _ in range(2)]
-    other = run_stages(upload_with_samples(radiologist, samples=SAMPLES[:3]))
+    studies = [run_radflag_only(upload_with_samples(radiologist)) for _ in range(2)]
+    other = run_radflag_only(upload_with_samples(radiologist, samples=SAMPLES[:3]))
     for study in (*studies, other):
         decide(study, radiologist, "reject", 3)  # flagged with 10 samples and with 3
     export = reviewed_studies()
@@ -74,7 +74,7 @@ def test_studies_with_another_number_of_samples_are_left_out(radiologist):
 
 
 def test_page_download_and_command_give_a_file_the_calibrate_command_reads(radiologist, admin_client_, tmp_path, capsys):
-    study = run_stages(upload_with_samples(radiologist))
+    study = run_radflag_only(upload_with_samples(radiologist))
     for index, action in ((1, "reject"), (3, "accept"), (4, "accept")):
         decide(study, radiologist, action, index)
     study.refresh_from_db()

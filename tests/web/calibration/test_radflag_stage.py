@@ -7,9 +7,8 @@ from radreview.audit.models import AuditEvent
 from radreview.calibration import services
 from radreview.calibration.models import StudyRadFlag
 from radreview.review.models import Detection
-from radreview.studies.models import Study
 
-from .helpers import make_calibration, run_stages, upload_with_samples
+from .helpers import make_calibration, run_radflag_only, upload_with_samples
 
 pytestmark = pytest.mark.django_db
 
@@ -22,8 +21,7 @@ def no_broker(monkeypatch):
 
 
 def test_default_thresholds_flag_and_say_so(radiologist):
-    study = run_stages(upload_with_samples(radiologist))
-    assert study.status == Study.Status.READY, list(study.jobs.values("stage", "state", "error"))
+    study = run_radflag_only(upload_with_samples(radiologist))
     sentences = {s.index: s for s in study.audited_report.sentences.all()}
     assert [(s.support, s.support_n) for s in sentences.values()] == [(10, 10), (2, 10), (10, 10), (0, 10), (0, 10)]
     assert len(sentences[1].support_verdicts) == 10 and sentences[1].support_verdicts[0]["verdict"] == "partial"
@@ -44,7 +42,7 @@ def test_the_active_calibration_flags_and_is_recorded(radiologist, site_admin):
     services.activate(older, actor=site_admin)
     services.activate(calibration, actor=site_admin)  # deactivates the older one
     assert services.active_calibration() == calibration
-    study = run_stages(upload_with_samples(radiologist))
+    study = run_radflag_only(upload_with_samples(radiologist))
     result = StudyRadFlag.objects.get(study=study)
     assert result.calibration == calibration and result.lambda1 == calibration.lambda1
     assert result.lambda2 == calibration.lambda2
@@ -59,14 +57,14 @@ def test_the_active_calibration_flags_and_is_recorded(radiologist, site_admin):
 
 def test_a_calibration_for_another_n_is_rescaled_and_noted(radiologist, site_admin):
     services.activate(make_calibration(n=5, alpha=0.2), actor=site_admin)
-    study = run_stages(upload_with_samples(radiologist))
+    study = run_radflag_only(upload_with_samples(radiologist))
     result = StudyRadFlag.objects.get(study=study)
     assert result.n_samples == 10 and "rescaled" in result.note
     assert all("rescaled" in d.evidence["note"] for d in Detection.objects.filter(detector="radflag"))
 
 
 def test_the_review_page_shows_support_the_samples_and_the_report_banner(radiologist, radiologist_client):
-    study = run_stages(upload_with_samples(radiologist))
+    study = run_radflag_only(upload_with_samples(radiologist))
     body = radiologist_client.get(f"/studies/{study.pk}/").content.decode()
     assert 'id="report-warning"' in body and "This report is flagged as a whole" in body
     assert "supported by <strong>2 of 10</strong> sampled reports" in body
@@ -76,7 +74,7 @@ def test_the_review_page_shows_support_the_samples_and_the_report_banner(radiolo
 
 
 def test_the_api_gives_each_sentences_support(radiologist, api_client):
-    study = run_stages(upload_with_samples(radiologist))
+    study = run_radflag_only(upload_with_samples(radiologist))
     reports = api_client.get(f"/api/studies/{study.pk}/").json()["reports"]
     candidate = next(r for r in reports if r["kind"] == "candidate")
     assert [(s["support"], s["support_n"]) for s in candidate["sentences"]][:2] == [(10, 10), (2, 10)]
@@ -85,6 +83,6 @@ def test_the_api_gives_each_sentences_support(radiologist, api_client):
 
 def test_no_banner_when_too_few_sentences_are_flagged(radiologist, radiologist_client, settings):
     settings.RADFLAG_DEFAULT_LAMBDA2 = 4
-    study = run_stages(upload_with_samples(radiologist))
+    study = run_radflag_only(upload_with_samples(radiologist))
     assert not StudyRadFlag.objects.get(study=study).report_flagged
     assert 'id="report-warning"' not in radiologist_client.get(f"/studies/{study.pk}/").content.decode()

@@ -33,14 +33,17 @@ def _write_atomically(path: Path, text: str) -> None:
 
 
 class Command(BaseCommand):
-    help = "Choose RadFlag's thresholds λ1 (and λ2) from a calibration file by conformal risk control."
+    help = "RadFlag's thresholds λ1 (and λ2) from a calibration file by conformal risk control."
 
     def add_arguments(self, parser):
         parser.add_argument("--input", required=True, help="calibration file (JSON lines)")
-        parser.add_argument("--alpha", required=True, help="risk level α, strictly between 0 and 1")
-        parser.add_argument("--per-category", action="store_true", help="also choose λ1 per finding category")
+        parser.add_argument("--alpha", required=True,
+                            help="risk level α, strictly between 0 and 1")
+        parser.add_argument("--per-category", action="store_true",
+                            help="also choose λ1 per finding category")
         parser.add_argument("--target-report-rate", default=None,
-                            help="share of calibration reports λ2 should flag (0..1); without it, no λ2")
+                            help="share of calibration reports λ2 should flag (0..1); "
+                                 "without it, no λ2")
         parser.add_argument("--output", default=None, help="write the result JSON here too")
         parser.add_argument("--save", action="store_true",
                             help="keep the result as a new calibration version (not activated)")
