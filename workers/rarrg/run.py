@@ -53,6 +53,16 @@ def trained_retrieval(checkpoint: str, memory, vectors, threshold: float) -> Phr
     return PhraseRetrieval(selected, candidates, [], threshold)
 
 
+def _bank_lookup(memory, embedder):
+    """Phrase vectors from the memory's phrase bank; phrases it lacks are embedded."""
+    def vectors(texts):
+        ids = [memory.phrase_id(t) for t in texts]
+        missing = [t for t, i in zip(texts, ids) if i is None]
+        extra = iter(embedder.embed(missing)) if missing else iter(())
+        return [memory.phrase_vectors[i] if i is not None else next(extra) for i in ids]
+    return vectors if embedder is not None else None
+
+
 def run_rarrg(inputs: RarrgInputs, progress: Progress = no_progress, *, encoder=None,
               embedder=None, llm=None, use_registry: bool = True) -> RarrgResult:
     from workers.vrag.run import check_encoder, open_memory
@@ -94,7 +104,8 @@ def run_rarrg(inputs: RarrgInputs, progress: Progress = no_progress, *, encoder=
     detections = []
     if inputs.report:
         detections = unsupported_sentences(inputs.report, retrieval, embedder,
-                                           neighbours=inputs.neighbours)
+                                           neighbours=inputs.neighbours,
+                                           phrase_vectors=_bank_lookup(memory, embedder))
     progress(1.0, f"{len(detections)} unsupported sentences")
     neighbours = [n.to_dict() for hits in retrieval.neighbours for n in hits]
     return RarrgResult(draft, [p.to_dict() for p in retrieval.selected],

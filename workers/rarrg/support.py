@@ -23,7 +23,13 @@ def _support_text(phrases: list[str]) -> str:
 
 
 def unsupported_sentences(report: str, retrieval: PhraseRetrieval, embedder=None,
-                          neighbours: int = 0) -> list[Detection]:
+                          neighbours: int = 0, phrase_vectors=None) -> list[Detection]:
+    """``rarrg`` detections for the sentences the selected phrases do not support.
+
+    ``phrase_vectors(texts) -> array``: the phrases' text vectors (the image memory's phrase
+    bank holds them); otherwise the embedder embeds them. Only unsupported sentences are
+    embedded, for their evidence.
+    """
     from workers.nlp import entail, findings_by_sentence, harm_of, parse_report
     from workers.nlp.findings import IMAGE_SECTIONS
 
@@ -31,21 +37,24 @@ def unsupported_sentences(report: str, retrieval: PhraseRetrieval, embedder=None
     grouped = findings_by_sentence(parsed)
     phrases = retrieval.selected
     support = _support_text([p.text for p in phrases])
-    candidates = [s for s in parsed.sentences
-                  if s.section in IMAGE_SECTIONS and grouped[s.index]]
-    if not candidates:
+    unsupported = []
+    for sentence in parsed.sentences:
+        if sentence.section not in IMAGE_SECTIONS or not grouped[sentence.index]:
+            continue
+        verdict = entail(sentence.text, support) if phrases else None
+        if verdict is None or verdict.verdict not in ("complete", "partial"):
+            unsupported.append((sentence, verdict))
+    if not unsupported:
         return []
     similarity = None
     if embedder is not None and phrases:
-        vectors = embedder.embed([s.text for s in candidates] + [p.text for p in phrases])
-        similarity = vectors[:len(candidates)] @ vectors[len(candidates):].T
+        texts = [p.text for p in phrases]
+        bank = phrase_vectors(texts) if phrase_vectors is not None else embedder.embed(texts)
+        similarity = embedder.embed([s.text for s, _ in unsupported]) @ np.asarray(bank).T
     detections = []
-    for row, sentence in enumerate(candidates):
-        verdict = entail(sentence.text, support) if phrases else None
-        if verdict is not None and verdict.verdict in ("complete", "partial"):
-            continue
+    for row, (sentence, verdict) in enumerate(unsupported):
         stated = [f for f in grouped[sentence.index] if f.status != "absent"]
-        if not phrases:
+        if verdict is None:
             reason = "no key phrase was selected for this study's images"
         else:
             reason = (verdict.reason.replace("the report states", "the retrieved phrases state")
@@ -57,19 +66,15 @@ def unsupported_sentences(report: str, retrieval: PhraseRetrieval, embedder=None
         else:
             closest = [{"text": p.text, "score": round(float(p.score), 4)}
                        for p in phrases[:EVIDENCE_PHRASES]]
-        contradicted = bool(verdict) and "not stated" not in verdict.reason
-        harm_source = stated or grouped[sentence.index]
-        harm = max((harm_of(f.observation, f.status) for f in harm_source),
+        contradicted = verdict is not None and "not stated" not in verdict.reason
+        harm = max((harm_of(f.observation, f.status) for f in stated or grouped[sentence.index]),
                    key=lambda h: h.rank)
-        confidence = 0.6 if contradicted else 0.45
         where = (f"the key phrases retrieved from the {neighbours} most similar reference "
                  "images" if neighbours else "the retrieved key phrases")
         detections.append(Detection(
             sentence_index=sentence.index, start=sentence.start, end=sentence.end,
-            detector="rarrg",
-            explanation=(f"Not supported by {where}: {reason}."
-                         if not reason.endswith(".") else f"Not supported by {where}: {reason}"),
-            harm=harm, confidence=confidence,
+            detector="rarrg", explanation=f"Not supported by {where}: {reason.rstrip('.')}.",
+            harm=harm, confidence=0.6 if contradicted else 0.45,
             evidence={"phrases": closest, "unsupported": sentence.text,
                       "reason": reason, "threshold": retrieval.threshold},
         ))
