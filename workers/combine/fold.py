@@ -64,21 +64,48 @@ def _weights_so_far(examined: dict[int, float], sentence: int, weight: float) ->
     return before / (before + weight) if before + weight > 0 else 0.0
 
 
+def _identical_single(running: list[Combined], detections: list[Detection], sentence: int
+                      ) -> tuple[int, int, float] | None:
+    """The pair the alignment must choose on ``sentence`` without any embedding: one side has
+    a single detection and the other side a detection with the very same explanation (cosine
+    1, the highest there is). None when the alignment has to compare embeddings."""
+    theirs = [i for i, c in enumerate(running) if c.sentence_index == sentence]
+    mine = [j for j, d in enumerate(detections) if d.sentence_index == sentence]
+    if len(theirs) == 1:
+        texts = running[theirs[0]].explanations
+        for j in mine:
+            if len(set(texts)) == 1 and detections[j].explanation == texts[0]:
+                return theirs[0], j, 1.0
+    if len(mine) == 1:
+        for i in theirs:
+            texts = running[i].explanations
+            if len(set(texts)) == 1 and texts[0] == detections[mine[0]].explanation:
+                return i, mine[0], 1.0
+    return None
+
+
 def fold_step(running: list[Combined], name: str, detections: list[Detection],
               scope: frozenset[int], weight: float, examined: dict[int, float],
               threshold: float, embed: Embed) -> list[Combined]:
     """Fold one detector's detections into ``running`` (changed in place and returned)."""
     shared = {c.sentence_index for c in running} & {d.sentence_index for d in detections}
-    theirs = [i for i, c in enumerate(running) if c.sentence_index in shared]
-    mine = [j for j, d in enumerate(detections) if d.sentence_index in shared]
     pairs: list[tuple[int, int, float]] = []
+    to_align: set[int] = set()
+    for sentence in shared:
+        pair = _identical_single(running, detections, sentence)
+        if pair is not None:
+            pairs.append(pair)
+        else:
+            to_align.add(sentence)
+    theirs = [i for i, c in enumerate(running) if c.sentence_index in to_align]
+    mine = [j for j, d in enumerate(detections) if d.sentence_index in to_align]
     if theirs and mine:
         alignment = align([running[i].sentence_index for i in theirs],
                           np.array([running[i].vector(embed) for i in theirs]),
                           [detections[j].sentence_index for j in mine],
                           np.asarray(embed([detections[j].explanation for j in mine])),
                           threshold)
-        pairs = [(theirs[a], mine[b], similarity) for a, b, similarity in alignment.pairs]
+        pairs += [(theirs[a], mine[b], similarity) for a, b, similarity in alignment.pairs]
     paired_running = {i for i, _, _ in pairs}
     paired_new = {j for _, j, _ in pairs}
     for i, j, similarity in pairs:

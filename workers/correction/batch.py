@@ -101,14 +101,17 @@ def _audit(record: dict, library: TextLibrary | None, llm, extractor, k: int) ->
 
 
 def _shared_sentence_detections(audit: TextAudit):
-    """Detections on a sentence that another detector also flags: the ones the combination
-    will align, so the ones whose explanations it embeds."""
+    """Detections on a sentence that another detector also flags, with an explanation of
+    their own: the ones the combination may have to embed to align."""
     outputs = audit.outputs()
     seen: dict[int, set[str]] = {}
+    texts: dict[int, list[str]] = {}
     for output in outputs:
         for d in output.detections:
             seen.setdefault(d.sentence_index, set()).add(output.detector)
-    return [d for o in outputs for d in o.detections if len(seen[d.sentence_index]) > 1]
+            texts.setdefault(d.sentence_index, []).append(d.explanation)
+    return [d for o in outputs for d in o.detections if len(seen[d.sentence_index]) > 1
+            and texts[d.sentence_index].count(d.explanation) == 1]
 
 
 def output_line(record: dict, audit: TextAudit, config: CombinationConfig, embed) -> dict:

@@ -1,9 +1,10 @@
 """The three stages with the built-in rule engine: detect, localize, correct.
 
 Stage 1 (detect) scores every image sentence from the judge's checks (contradictions, sides,
-impression against findings, out-of-domain terms, what the library never writes) and from one
-check of its own: an affirmative list joined by "or" ("Consolidation, effusion or
-pneumothorax."), which reads as a denial that lost its "no" unless a hedge explains it. A
+impression against findings, out-of-domain terms, what the library never writes), from the
+comparative detector's finding (a comparison in a study with no prior exam) and from one check
+of its own: an affirmative list joined by "or" ("Consolidation, effusion or pneumothorax."),
+which reads as a denial that lost its "no" unless a hedge explains it. A
 sentence's score is the noisy-OR of its signals; the report has an error when the best score
 reaches ``DETECT_THRESHOLD``.
 
@@ -17,7 +18,8 @@ Stage 3 (correct) proposes a replacement from what flagged the sentence:
 * a polarity problem -> the library's own opposite-polarity wording of the sentence when it
   has one, else the most idiomatic of the generic negations (or affirmations), ranked by the
   library's trigram model;
-* a side conflict -> the sides swapped.
+* a side conflict -> the sides swapped;
+* a comparison without a prior exam -> the sentence without the comparison.
 """
 from __future__ import annotations
 
@@ -37,6 +39,7 @@ from workers.types import Harm
 
 DETECT_THRESHOLD = 0.5
 DISJUNCTION = "disjunction"
+COMPARATIVE = "comparative"
 
 _HEDGE_RE = re.compile(r"\b(?:may|might|could|possibl\w*|probabl\w*|likely|versus|vs|"
                        r"question\w*|suspect\w*|concern\w*|suggest\w*|represent\w*|reflect\w*|"
@@ -48,10 +51,11 @@ _HEDGE_RE = re.compile(r"\b(?:may|might|could|possibl\w*|probabl\w*|likely|versu
 class Signal:
     """One reason to suspect a sentence."""
 
-    kind: str  # a judge rule, or "disjunction"
+    kind: str  # a judge rule, "disjunction" or "comparative"
     confidence: float
     explanation: str
     issue: Issue | None = None
+    suggestion: str | None = None
 
 
 @dataclass
@@ -100,13 +104,22 @@ def disjunction_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
     return out
 
 
+def comparison_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
+    """Comparisons with a prior exam in a study that has none (the comparative detector's
+    finding, with its explanation, so the combination aligns the two)."""
+    from workers.judge import comparative
+
+    return [(d.sentence_index, Signal(COMPARATIVE, d.confidence, d.explanation, None,
+                                      d.suggestion)) for d in comparative.detect(ctx)]
+
+
 def score_sentences(ctx: ReportContext, issues: list[Issue]) -> list[SentenceScore]:
     """Stage 1's per-sentence scores, best first."""
     scores: dict[int, SentenceScore] = {}
     for issue in issues:
         scores.setdefault(issue.sentence, SentenceScore(issue.sentence)).signals.append(
             Signal(issue.rule, issue.confidence, issue.explanation, issue))
-    for index, signal in disjunction_signals(ctx):
+    for index, signal in disjunction_signals(ctx) + comparison_signals(ctx):
         scores.setdefault(index, SentenceScore(index)).signals.append(signal)
     return sorted(scores.values(), key=lambda s: (-s.score, s.index))
 
@@ -199,6 +212,9 @@ def correct_sentence(ctx: ReportContext, scored: SentenceScore) -> Fix:
             fix = _term_fix(ctx, index, issue)
             if fix:
                 return fix
+        if signal.kind == COMPARATIVE and signal.suggestion is not None:
+            return Fix(signal.suggestion, "comparison_removed",
+                       "the comparison with a prior exam removed")
         if signal.kind == LATERALITY and issue is not None:
             swapped = swap_sides(sentence)
             if swapped:

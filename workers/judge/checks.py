@@ -181,6 +181,17 @@ def contradictions(ctx: ReportContext) -> list[Issue]:
     return list(issues.values())
 
 
+def _same_process(a: Finding, b: Finding) -> bool:
+    """Two statements about one process: the same observation, one narrower than the other,
+    or two readings of one opacity at the same place ("left lower lobe consolidation" and
+    "right lower lobe pneumonia")."""
+    if a.observation == b.observation or a.observation in ancestors(b.observation) \
+            or b.observation in ancestors(a.observation):
+        return True
+    shared = ancestors(a.observation) & ancestors(b.observation)
+    return bool(shared) and a.location is not None and a.location == b.location
+
+
 def laterality_conflicts(ctx: ReportContext) -> list[Issue]:
     """The IMPRESSION and the FINDINGS put one finding on opposite sides, and nothing in the
     FINDINGS puts it on the impression's side."""
@@ -195,9 +206,7 @@ def laterality_conflicts(ctx: ReportContext) -> list[Issue]:
     for i, f in by_section["impression"]:
         if f.laterality not in _SIDES:
             continue
-        family = {f.observation} | ancestors(f.observation)
-        related = [(j, g) for j, g in by_section["findings"]
-                   if g.observation in family or f.observation in ancestors(g.observation)]
+        related = [(j, g) for j, g in by_section["findings"] if _same_process(f, g)]
         if not related:
             continue
         sides = {g.laterality for _, g in related}

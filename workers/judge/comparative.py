@@ -10,10 +10,9 @@ confidence; words that only sometimes compare ("old", "chronic", "more") a low o
 from __future__ import annotations
 
 from workers.judge.context import ReportContext
-from workers.nlp import find_comparisons, harm_of, remove_comparisons
-from workers.nlp.vocabulary import comparison_cue
 from workers.library.stats import tokens_of
-from workers.nlp.vocabulary import CONCEPT_RE
+from workers.nlp import find_comparisons, harm_of, remove_comparisons
+from workers.nlp.vocabulary import CONCEPT_RE, comparison_cue
 from workers.types import Detection, Harm
 
 DETECTOR = "comparative"
@@ -39,8 +38,9 @@ def detect(ctx: ReportContext) -> list[Detection]:
         terms = list(dict.fromkeys(term for _, _, term in find_comparisons(sentence.text)))
         strong = comparison_cue(sentence.text.lower()) is not None
         stripped = remove_comparisons(sentence.text)
-        suggestion = stripped if len(tokens_of(stripped)) >= 2 and (
-            CONCEPT_RE.search(stripped.lower()) or len(tokens_of(stripped)) >= 3) else ""
+        # what is left must still say something: a finding, or a few words
+        suggestion = stripped if (CONCEPT_RE.search(stripped.lower())
+                                  or len(tokens_of(stripped)) >= 3) else ""
         if suggestion == sentence.text:
             suggestion = None
         findings = [f for f in ctx.findings.get(i, []) if not f.implied]

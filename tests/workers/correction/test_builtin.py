@@ -1,0 +1,76 @@
+"""The three stages with the rule engine: detect, localize, correct, on reports made to show
+each kind of error, with a small reference library."""
+import pytest
+
+from tests.workers.library.fakes import make_library
+from workers.correction import correct
+from workers.correction.builtin import score_sentences
+from workers.judge import ReportContext
+from workers.judge.checks import run_checks
+
+SOUND = ("FINDINGS: Heart size is normal. There is no focal airspace consolidation. No pleural "
+         "effusion or pneumothorax.\nIMPRESSION: No acute cardiopulmonary abnormality.")
+
+
+@pytest.fixture(scope="module")
+def library():
+    return make_library()
+
+
+def run(text, library, **kwargs):
+    return correct(ReportContext(text, library=library, **kwargs))
+
+
+def test_a_sound_report_has_no_error(library):
+    result = run(SOUND, library)
+    assert not result.has_error and result.detections == [] and result.corrected_report is None
+
+
+def test_a_lost_negation_is_found_and_restored_from_the_library(library):
+    text = SOUND.replace("There is no focal airspace consolidation.",
+                         "There is focal airspace consolidation.")
+    result = run(text, library)
+    assert result.has_error and result.sentence_index == 1
+    assert result.suggestion == "There is no focal airspace consolidation."
+    assert result.corrected_report == SOUND
+    [detection] = result.detections
+    assert detection.evidence["stages"]["correct"]["method"] == "library_polarity"
+    assert detection.harm.value == "medium"
+
+
+def test_a_substituted_disease_is_replaced_by_the_librarys_wording(library):
+    text = SOUND.replace("No pleural effusion or pneumothorax.", "No pleural effusion or cirrhosis.")
+    result = run(text, library)
+    assert result.sentence_index == 2
+    assert result.suggestion == "No pleural effusion or pneumothorax."
+    assert result.detections[0].evidence["stages"]["correct"]["method"] == "library_wording"
+
+
+def test_a_side_conflict_is_corrected_by_swapping(library):
+    text = "FINDINGS: Left lower lobe consolidation.\nIMPRESSION: Right lower lobe pneumonia."
+    result = run(text, library)
+    assert result.has_error
+    assert result.suggestion in ("Right lower lobe consolidation.", "Left lower lobe pneumonia.")
+
+
+def test_the_detection_carries_internal_and_external_retrieval(library):
+    text = SOUND.replace("No pleural effusion or pneumothorax.", "Pleural effusion or pneumothorax.")
+    [detection] = run(text, library, external_id="ref-4").detections
+    evidence = detection.evidence
+    assert {"original", "suggestion", "internal", "neighbours", "stages"} <= set(evidence)
+    assert evidence["original"] == "Pleural effusion or pneumothorax."
+    assert evidence["suggestion"] == "No pleural effusion or pneumothorax."
+    # internal retrieval: the report's own graph as phrases, those of the sentence first
+    assert evidence["internal"][0] == "pleural effusion" and "pneumothorax" in evidence["internal"]
+    neighbours = [n["external_id"] for n in evidence["neighbours"]]
+    assert neighbours and "ref-4" not in neighbours  # never the report's own id
+    assert set(evidence["neighbours"][0]) == {"reference_id", "external_id", "similarity", "excerpt"}
+
+
+def test_an_affirmed_or_list_without_a_hedge_is_suspected_without_a_library():
+    text = "FINDINGS: Consolidation, pleural effusion or pneumothorax. Heart size is normal."
+    ctx = ReportContext(text)
+    [best, *_] = score_sentences(ctx, run_checks(ctx))
+    assert best.index == 0 and [s.kind for s in best.signals] == ["disjunction"]
+    hedged = ReportContext("FINDINGS: Possible consolidation or atelectasis.")
+    assert score_sentences(hedged, run_checks(hedged)) == []

@@ -1,0 +1,99 @@
+"""The judge's built-in checks, each on a report made to show it, and on a sound report."""
+import pytest
+
+from tests.workers.library.fakes import make_library
+from workers.judge import ReportContext, judge
+from workers.judge.checks import (contradictions, laterality_conflicts, out_of_domain,
+                                  run_checks, unsupported_by_library)
+from workers.types import Harm
+
+SOUND = ("FINDINGS: The heart is normal in size. The lungs are clear. No pleural effusion or "
+         "pneumothorax.\nIMPRESSION: No acute cardiopulmonary abnormality.")
+
+
+@pytest.fixture(scope="module")
+def library():
+    return make_library()
+
+
+def ctx(text, library=None, **kwargs):
+    return ReportContext(text, library=library, **kwargs)
+
+
+def test_a_sound_report_raises_nothing(library):
+    assert run_checks(ctx(SOUND, library)) == []
+    assert judge(ctx(SOUND, library)) == []
+
+
+def test_a_finding_stated_present_and_absent_in_findings_and_impression():
+    report = ("FINDINGS: The heart is normal in size. Large right pneumothorax.\n"
+              "IMPRESSION: No pneumothorax.")
+    [issue] = contradictions(ctx(report))
+    assert issue.rule == "impression_vs_findings"
+    assert {issue.sentence, issue.related} == {1, 2}
+    assert issue.harm == Harm.HIGH and issue.observation == "pneumothorax"
+
+
+def test_an_impression_of_no_acute_disease_against_an_acute_finding(library):
+    report = ("FINDINGS: The heart is normal in size. There is focal airspace consolidation.\n"
+              "IMPRESSION: No acute cardiopulmonary abnormality.")
+    [issue] = contradictions(ctx(report, library))
+    assert (issue.rule, issue.sentence, issue.related) == ("impression_vs_findings", 1, 2)
+    assert "consolidation" in issue.explanation
+
+
+def test_a_sentence_that_contradicts_itself():
+    [issue] = contradictions(ctx("FINDINGS: The lungs are clear with focal consolidation."))
+    assert (issue.rule, issue.sentence, issue.related) == ("contradiction", 0, None)
+
+
+def test_old_changes_and_explained_opacities_do_not_contradict_a_normal_summary():
+    report = ("FINDINGS: Old healed left rib fractures. Streaky opacity at the left base likely "
+              "atelectasis.\nIMPRESSION: No acute cardiopulmonary abnormality.")
+    assert contradictions(ctx(report)) == []
+
+
+def test_sides_that_disagree_between_findings_and_impression():
+    report = "FINDINGS: Left lower lobe consolidation.\nIMPRESSION: Right lower lobe pneumonia."
+    [issue] = laterality_conflicts(ctx(report))
+    assert issue.rule == "laterality" and {issue.sentence, issue.related} == {0, 1}
+    both = "FINDINGS: Bilateral lower lobe consolidation.\nIMPRESSION: Right lower lobe pneumonia."
+    assert laterality_conflicts(ctx(both)) == []
+
+
+@pytest.mark.parametrize("sentence, term", [
+    ("No pleural effusion or cirrhosis.", "cirrhosis"),
+    ("Patchy right basilar appendicitis.", "appendicitis"),
+    ("There is no evidence of migraine.", "migraine"),
+    ("No duodenal ulcer.", "duodenal"),
+])
+def test_conditions_a_chest_radiograph_cannot_show(library, sentence, term):
+    issues = out_of_domain(ctx(f"FINDINGS: The heart is normal in size. {sentence}", library))
+    assert issues and issues[0].rule == "out_of_domain" and issues[0].sentence == 1
+    assert term in issues[0].term.lower()
+
+
+def test_the_library_writes_the_sentence_the_other_way_round(library):
+    report = ("FINDINGS: The heart is normal in size. Pleural effusion or pneumothorax.\n"
+              "IMPRESSION: Normal chest.")
+    issues = unsupported_by_library(ctx(report, library))
+    assert [(i.rule, i.sentence) for i in issues] == [("unsupported_by_library", 1)]
+    assert "no pleural effusion or pneumothorax" in issues[0].explanation
+
+
+def test_the_audited_reports_own_library_copy_is_not_evidence():
+    reports = [("r1", "FINDINGS: Pleural effusion or pneumothorax."),
+               ("r2", "FINDINGS: No pleural effusion or pneumothorax.")]
+    library = make_library(reports)
+    text = "FINDINGS: Pleural effusion or pneumothorax."
+    assert ctx(text, library).polarity(0).own == 1
+    assert ctx(text, library, external_id="r1").polarity(0).own == 0
+
+
+def test_judge_detections_carry_the_documented_evidence(library):
+    report = "FINDINGS: Large right pneumothorax.\nIMPRESSION: No pneumothorax."
+    [detection] = judge(ctx(report, library))
+    assert detection.detector == "judge" and detection.suggestion is None
+    assert set(detection.evidence) == {"rule", "related_sentence", "detail"}
+    assert detection.evidence["rule"] == "impression_vs_findings"
+    assert detection.prompt_version is None and 0 < detection.confidence <= 1

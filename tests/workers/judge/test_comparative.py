@@ -1,0 +1,23 @@
+"""Comparison wording in a study without a prior exam."""
+from workers.judge import ReportContext, comparative
+
+REPORT = ("FINDINGS: Stable mild cardiomegaly. No pleural effusion. Old healed rib fracture.\n"
+          "IMPRESSION: No change since the prior study.")
+
+
+def test_comparisons_are_flagged_only_when_the_study_has_no_prior():
+    assert comparative.detect(ReportContext(REPORT, has_prior=True)) == []
+    assert comparative.detect(ReportContext(REPORT, has_prior=None)) == []
+    found = comparative.detect(ReportContext(REPORT, has_prior=False))
+    by_sentence = {d.sentence_index: d for d in found}
+    assert set(by_sentence) == {0, 2, 3}
+    stable = by_sentence[0]
+    assert stable.evidence == {"terms": ["stable"], "has_prior": False}
+    assert stable.suggestion == "Mild cardiomegaly."
+    assert stable.confidence > by_sentence[2].confidence  # "old" only sometimes compares
+    assert by_sentence[3].suggestion == ""  # nothing left once the comparison goes
+
+
+def test_scope_is_the_sentences_with_comparative_wording():
+    assert comparative.scope(ReportContext(REPORT, has_prior=False)) == {0, 2, 3}
+    assert comparative.scope(ReportContext(REPORT, has_prior=True)) == frozenset()

@@ -1,0 +1,66 @@
+"""Library counts: sentences, opposite polarity, words, gaps, fluency; the audited report's own
+copy never counts."""
+from workers.library.stats import LibraryStats, loose_signature, signature, tokens_of
+
+LIBRARY = [
+    ["No pleural effusion or pneumothorax.", "The lungs are clear."],
+    ["No pleural effusion or pneumothorax.", "Heart size is normal."],
+    ["No pleural effusion or pneumothorax.", "Small left pleural effusion."],
+    ["There is no focal airspace consolidation.", "No pneumothorax."],
+    ["Pneumothorax or pleural effusion."],  # the report being audited, in the library too
+]
+
+
+def stats():
+    return LibraryStats(LIBRARY)
+
+
+def test_counts_leave_out_the_excluded_report():
+    s = stats()
+    assert s.count(tokens_of("No pleural effusion or pneumothorax.")) == 3
+    assert s.count(tokens_of("Pneumothorax or pleural effusion.")) == 1
+    assert s.count(tokens_of("Pneumothorax or pleural effusion."), exclude=4) == 0
+
+
+def test_variants_have_the_same_words_and_the_other_polarity():
+    s = stats()
+    tokens = tokens_of("Pleural effusion or pneumothorax.")
+    assert s.variants(tokens) == [(tokens_of("No pleural effusion or pneumothorax."), 3)]
+    # "negative for" and "no" are both denials: not a variant of each other
+    assert s.variants(tokens_of("Negative for pleural effusion or pneumothorax.")) == []
+    assert signature(tokens_of("Lungs clear without effusion.")) == ("lungs", "clear", "with",
+                                                                      "effusion")
+
+
+def test_loose_variants_ignore_function_words():
+    s = stats()
+    tokens = tokens_of("Focal airspace consolidation is seen.")
+    assert loose_signature(tokens) == ("focal", "airspace", "consolidation")
+    assert s.variants(tokens) == []
+    assert s.variants(tokens, loose=True) == [
+        (tokens_of("There is no focal airspace consolidation."), 1)]
+    assert s.same_polarity(tokens) == 0
+
+
+def test_document_frequency_and_phrases():
+    s = stats()
+    assert s.document_frequency("pneumothorax") == 5
+    assert s.document_frequency("pneumothorax", exclude=4) == 4
+    assert s.phrase_count(("pleural", "effusion")) == 5
+    assert s.phrase_count(("liver", "cancer")) == 0
+
+
+def test_fillers_between_whole_sentence_and_local_contexts():
+    s = stats()
+    whole = s.fillers_between(("<s>", "no", "pleural", "effusion", "or"), ("</s>",))
+    assert whole == {("pneumothorax",): 3}
+    local = s.fillers_between(("no",), ("or", "pneumothorax"))
+    assert local == {("pleural", "effusion"): 3}
+    assert s.fillers(("no", "pleural", "effusion", "or"), ()) == {("pneumothorax",): 3}
+
+
+def test_fluency_prefers_the_library_wording():
+    s = stats()
+    usual = s.fluency(tokens_of("There is no focal airspace consolidation."))
+    odd = s.fluency(tokens_of("No there is focal airspace consolidation."))
+    assert usual > odd

@@ -1,0 +1,69 @@
+"""The three stages with a language model: three prompts, each answer a validated JSON object.
+
+Stage 1 (``correction_detect/v1``) says whether the report has an error; stage 2
+(``correction_localize/v1``) names the sentence; stage 3 (``correction_correct/v1``) rewrites
+it. Each answer is validated against its schema (a sentence number must exist) and asked for
+once more on failure (workers.backends.structured); a second failure raises
+``StructuredOutputError`` and the stage fails, never with a made-up answer.
+"""
+from __future__ import annotations
+
+from workers.backends.structured import complete_json
+from workers.correction.three_stage import DETECTOR, CorrectionResult, apply_suggestion
+from workers.judge.context import ReportContext
+from workers.judge.formatting import bulleted, numbered_report, references, with_sentence_range
+from workers.nlp import harm_of
+from workers.prompts import Provenance, get_prompt
+from workers.types import Detection, Harm
+
+
+def _ask(model, task: str, schema: dict | None = None, **variables):
+    prompt = get_prompt(task)
+    value = complete_json(model, prompt.render(**variables), schema or prompt.schema,
+                          task=prompt.version, max_tokens=prompt.max_tokens)
+    return value, Provenance.of(prompt, model)
+
+
+def _harm(ctx: ReportContext, index: int) -> Harm:
+    findings = [f for f in ctx.findings.get(index, []) if not f.implied]
+    if not findings:
+        return Harm.LOW
+    return max((harm_of(f.observation, f.status) for f in findings), key=lambda h: h.rank)
+
+
+def correct_with_llm(ctx: ReportContext, model, phrases: list[str]) -> CorrectionResult:
+    context = {"report": numbered_report(ctx), "internal": bulleted(phrases),
+               "references": references(ctx)}
+    detected, _ = _ask(model, "correction_detect", **context)
+    if not detected["has_error"]:
+        return CorrectionResult(False, None, None, None)
+    n = len(ctx.parsed.sentences)
+    schema = with_sentence_range(get_prompt("correction_localize").schema, n,
+                                 ("properties", "sentence"))
+    located, _ = _ask(model, "correction_localize", schema, reason=detected["reason"], **context)
+    index = located["sentence"]
+    sentence = ctx.sentence(index)
+    corrected, provenance = _ask(model, "correction_correct", number=index,
+                                 reason=located["reason"], sentence=sentence.text, **context)
+    suggestion = corrected["corrected_sentence"].strip()
+    evidence = {
+        "original": sentence.text,
+        "suggestion": suggestion,
+        "internal": phrases[:12],
+        "neighbours": [n.as_evidence() for n in ctx.neighbours],
+        "stages": {
+            "detect": {"has_error": True, "confidence": detected["confidence"],
+                       "reason": detected["reason"]},
+            "localize": {"sentence": index, "reason": located["reason"]},
+            "correct": {"method": "llm"},
+        },
+        "prompts": ["correction_detect/v1", "correction_localize/v1", "correction_correct/v1"],
+    }
+    detection = Detection(
+        sentence_index=index, start=sentence.start, end=sentence.end, detector=DETECTOR,
+        explanation=corrected["explanation"].strip(), harm=_harm(ctx, index),
+        confidence=float(detected["confidence"]), evidence=evidence, suggestion=suggestion,
+        **provenance.as_fields())
+    return CorrectionResult(True, index, suggestion,
+                            apply_suggestion(ctx.text, sentence.start, sentence.end, suggestion),
+                            [detection])
