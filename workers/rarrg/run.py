@@ -84,7 +84,8 @@ def run_rarrg(inputs: RarrgInputs, progress: Progress = no_progress, *, encoder=
         try:
             memory.check_text_embedder(embedder)
         except EncoderMismatch as exc:
-            raise StageError(exc.message) from None
+            from workers.vrag.run import MemoryUnavailable
+            raise MemoryUnavailable(exc.message) from None
     vectors = encoder.encode([load_pixels(image) for image in inputs.images])
     if inputs.retriever_checkpoint:
         retrieval = trained_retrieval(inputs.retriever_checkpoint, memory, vectors,

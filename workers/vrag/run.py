@@ -48,16 +48,22 @@ class _Query:
     view: str
 
 
+class MemoryUnavailable(StageError):
+    """The image memory cannot serve this study (empty, unreadable, built with another
+    encoder); the image stages skip and say why rather than fail the study."""
+
+
 def open_memory(index_dir: str, options: dict | None = None):
-    """The image memory, or a StageError saying why it cannot be used."""
+    """The image memory, or MemoryUnavailable saying why it cannot be used."""
     try:
         memory = cached_memory(memory_dir(index_dir), **(options or {}))
     except ImageMemoryError as exc:
-        raise StageError(exc.message) from None
+        raise MemoryUnavailable(exc.message) from None
     if memory.is_empty:
-        raise StageError("The image memory is empty: import reference studies with images "
-                         "(python manage.py import_reference --images DIR --reports FILE) so "
-                         "that similar images can be retrieved.")
+        raise MemoryUnavailable(
+            "The image memory is empty: import reference studies with images (python manage.py "
+            "import_reference --images DIR --reports FILE) so that similar images can be "
+            "retrieved.")
     return memory
 
 
@@ -65,7 +71,7 @@ def check_encoder(memory, encoder) -> None:
     try:
         memory.check_encoder(encoder)
     except EncoderMismatch as exc:
-        raise StageError(exc.message) from None
+        raise MemoryUnavailable(exc.message) from None
 
 
 def pooled_neighbours(per_view, k: int):

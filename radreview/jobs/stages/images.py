@@ -38,3 +38,25 @@ def link_detections(detections) -> None:
         neighbours = detection.evidence.get("neighbours")
         if isinstance(neighbours, list):
             detection.evidence["neighbours"] = [with_thumbnail(n) for n in neighbours]
+
+
+def skipped(job, reason: str) -> None:
+    """An image stage that could not use the image memory: the study goes on, the job's
+    result and the audit trail say why, and the study page shows it."""
+    from radreview.audit.services import record_event
+    from radreview.jobs.models import Job
+
+    Job.objects.filter(pk=job.pk).update(result={"skipped": reason})
+    record_event("image_stage_skipped", study=job.study,
+                 detail={"stage": job.stage, "reason": reason[:500]})
+
+
+def run_or_skip(run, inputs, progress):
+    """``run(inputs, progress)``, or ``{"skipped": why}`` when the memory cannot serve."""
+    from workers.vrag.run import MemoryUnavailable
+
+    try:
+        return run(inputs, progress)
+    except MemoryUnavailable as exc:
+        progress(1.0, "skipped")
+        return {"skipped": exc.message}

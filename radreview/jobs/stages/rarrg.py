@@ -8,7 +8,8 @@ from radreview.library.models import StudyRetrieval
 from radreview.review.services import store_detections
 from radreview.studies.models import Report
 
-from .images import index_dir, memory_options, query_images, with_thumbnail
+from .images import (index_dir, memory_options, query_images, run_or_skip, skipped,
+                     with_thumbnail)
 
 SOURCE = "rarrg"
 
@@ -33,10 +34,13 @@ def load(job):
 def compute(inputs, progress):
     from workers.rarrg import run_rarrg
 
-    return run_rarrg(inputs, progress)
+    return run_or_skip(run_rarrg, inputs, progress)
 
 
 def store(job, result) -> None:
+    if isinstance(result, dict) and "skipped" in result:
+        skipped(job, result["skipped"])
+        return
     study = job.study
     report = study.audited_report
     if report is not None and result.detections:

@@ -9,7 +9,8 @@ from radreview.review.services import store_detections
 from radreview.studies.models import Report
 from workers import pipeline
 
-from .images import index_dir, link_detections, memory_options, query_images, with_thumbnail
+from .images import (index_dir, link_detections, memory_options, query_images, run_or_skip,
+                     skipped, with_thumbnail)
 
 SOURCE = "vrag"
 
@@ -28,10 +29,13 @@ def load(job):
 def compute(inputs, progress):
     from workers.vrag import run_vrag
 
-    return run_vrag(inputs, progress)
+    return run_or_skip(run_vrag, inputs, progress)
 
 
 def store(job, result) -> None:
+    if isinstance(result, dict) and "skipped" in result:
+        skipped(job, result["skipped"])
+        return
     study = job.study
     link_detections(result.detections)
     store_detections(study.audited_report, result.detections)

@@ -34,9 +34,12 @@ def study_retrievals(study):
     similarity, RA-RRG's key phrases and both drafts."""
     # The page's study comes with its jobs and reports prefetched: a study that has not been
     # through an image stage costs no query here.
-    stages = {job.stage for job in study.jobs.all() if job.state == "done"}
-    if not stages & {StudyRetrieval.Stage.VRAG, StudyRetrieval.Stage.RARRG}:
+    image_jobs = [job for job in study.jobs.all() if job.state == "done"
+                  and job.stage in (StudyRetrieval.Stage.VRAG, StudyRetrieval.Stage.RARRG)]
+    if not image_jobs:
         return {"study": study}
+    skipped = [(StudyRetrieval.Stage(job.stage).label, job.result["skipped"])
+               for job in image_jobs if isinstance(job.result, dict) and job.result.get("skipped")]
     retrievals = {r.stage: r for r in StudyRetrieval.objects.filter(study=study)}
     drafts = {}
     for report in sorted(study.reports.all(), key=lambda r: r.pk):
@@ -59,7 +62,7 @@ def study_retrievals(study):
                 "thumbnail": reverse("images:reference_thumbnail", args=[n["image_id"]])
                 if reference else None,
             })
-    return {"study": study, "retrieval": main, "neighbours": neighbours,
+    return {"study": study, "retrieval": main, "neighbours": neighbours, "skipped": skipped,
             "rarrg": retrievals.get(StudyRetrieval.Stage.RARRG),
             "vrag": retrievals.get(StudyRetrieval.Stage.VRAG),
             "rarrg_draft": drafts.get("rarrg"), "vrag_draft": drafts.get("vrag")}

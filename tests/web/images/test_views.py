@@ -216,3 +216,24 @@ def test_a_server_folder_import_and_a_rebuild_run_as_site_jobs(admin_client_, tm
     assert job.state == Job.State.DONE and job.result["images"] == 4
     assert "4 images in the memory (builtin-appearance-v1, exact)" in \
         admin_client_.get(f"/site/library/jobs/{job.pk}/").content.decode()
+
+
+def test_image_stages_skip_and_say_why_when_the_memory_cannot_serve(radiologist_client):
+    from radreview.jobs.stages import ADAPTERS
+
+    study, image = study_with_image()
+    factories.make_report(study, "FINDINGS: Small left pleural effusion.")
+    for order, stage in enumerate(("vrag", "rarrg")):
+        job = Job.objects.create(study=study, stage=stage, order=order, state=Job.State.RUNNING)
+        adapter = ADAPTERS[stage]
+        result = adapter.compute(adapter.load(job), lambda *a: None)
+        assert result["skipped"].startswith("The image memory is empty")
+        adapter.store(job, result)
+        job.refresh_from_db()
+        assert job.result == result
+        Job.objects.filter(pk=job.pk).update(state=Job.State.DONE)
+    assert not StudyRetrieval.objects.filter(study=study).exists()
+    assert not Report.objects.filter(study=study, kind=Report.Kind.DRAFT).exists()
+    html = radiologist_client.get(f"/studies/{study.pk}/").content.decode()
+    assert "V-RAG skipped: The image memory is empty" in html
+    assert "RA-RRG skipped: The image memory is empty" in html
