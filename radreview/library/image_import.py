@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import io
 import json
 import logging
 import re
@@ -166,7 +167,7 @@ def read_reports(path: Path, images_dir: Path) -> tuple[list[ReportRecord], list
                 raise ImportRefused(f"{path.name} line {number}: expected a JSON object.")
             rows.append((number, value))
     else:
-        reader = csv.DictReader(text.splitlines())
+        reader = csv.DictReader(io.StringIO(text, newline=""))
         if not reader.fieldnames:
             raise ImportRefused(f"{path.name}: the CSV file has no header row.")
         reader.fieldnames = [name.strip().lower() for name in reader.fieldnames]
