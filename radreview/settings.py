@@ -119,6 +119,7 @@ INSTALLED_APPS = [
     "radreview.library",
     "radreview.modelroles",
     "radreview.calibration",
+    "radreview.detectors",
 ]
 
 MIDDLEWARE = [

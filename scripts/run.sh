@@ -16,6 +16,10 @@ manage createcachetable
 manage collectstatic --no-input -v0
 say "Demo accounts"
 manage ensure_demo_users
+say "Reference library (the first start imports the Indiana University reports: a minute or two)"
+manage import_reference --source iu-xray --if-empty || say "The IU reference library could \
+not be loaded (see the message above); RadReview starts without it. Load it later with: \
+.venv/bin/python manage.py import_reference --source iu-xray [--path torchxrayvision-1.5.7-py3-none-any.whl]"
 
 say "Starting the worker"
 "$VENV/bin/celery" -A radreview worker --pool solo -Q cpu,gpu -n "embedded@%h" \

@@ -79,10 +79,14 @@ STAGES: tuple[StageInfo, ...] = (
               "Split the report into sentences; find each sentence's findings"),
     StageInfo("radflag", ("llm",), lambda s: s.has_samples or s.has_images,
               "RadFlag: each sentence's support among the samples; sentence and report flags"),
+    StageInfo("audit", ("llm", "text_embedder", "extractor"), lambda s: s.will_have_report,
+              "Audit the report's text: three-stage correction, consistency judge, comparisons"),
     StageInfo("vrag", ("image_encoder", "generator", "llm", "extractor"), lambda s: s.has_images,
               "V-RAG: probe the report's findings against the most similar reference images"),
     StageInfo("rarrg", ("image_encoder", "text_embedder", "llm"), lambda s: s.has_images,
               "RA-RRG: key phrases of similar reference images; a draft; unsupported sentences"),
+    StageInfo("combine", ("text_embedder",), lambda s: s.will_have_report,
+              "Combine every detector's detections into the flags the radiologist reviews"),
 )
 STAGE_BY_NAME = {stage.name: stage for stage in STAGES}
 

@@ -5,7 +5,9 @@ Internal retrieval: the report's own RadGraph-schema graph (the extractor role) 
 short phrases ("no left pleural effusion"). External retrieval: the k most similar library
 reports (``ReportContext.neighbours``; never the report's own id). Then stage 1 detects
 whether the report has an error, stage 2 localizes the sentence, stage 3 writes the corrected
-sentence (and so the corrected report). With the llm role on ``builtin`` the rule engine runs
+sentence (and so the corrected report). The rule engine reports every sentence whose stage-1
+score reaches the threshold (a drafted report can hold more than one error), ranked by stage
+2; the corrected report applies the first. With the llm role on ``builtin`` the rule engine runs
 the stages (workers.correction.builtin); with a language model, the three prompts of
 workers.correction.llm.
 """
@@ -72,30 +74,38 @@ def correct(ctx: ReportContext, *, llm=None, extractor=None,
 
         return correct_with_llm(ctx, llm, phrases)
     issues = run_checks(ctx) if issues is None else issues
-    scores = builtin.score_sentences(ctx, issues)
-    best = scores[0] if scores else None
-    if best is None or best.score < builtin.DETECT_THRESHOLD:
+    scores = [s for s in builtin.score_sentences(ctx, issues)
+              if s.score >= builtin.DETECT_THRESHOLD]
+    if not scores:
         return CorrectionResult(False, None, None, None)
-    fix = builtin.correct_sentence(ctx, best)
+    detections = [_detection(ctx, scored, rank, phrases)
+                  for rank, scored in enumerate(scores, 1)]
+    best, primary = scores[0], detections[0]
     sentence = ctx.sentence(best.index)
-    top = best.top
-    explanation = top.explanation
+    corrected = apply_suggestion(ctx.text, sentence.start, sentence.end, primary.suggestion)
+    return CorrectionResult(True, best.index, primary.suggestion, corrected, detections)
+
+
+def _detection(ctx: ReportContext, scored, rank: int, phrases: list[str]) -> Detection:
+    """Stage 3 on one localized sentence, as a detection (``rank`` 1 is stage 2's choice)."""
+    fix = builtin.correct_sentence(ctx, scored)
+    sentence = ctx.sentence(scored.index)
+    top = scored.top
     evidence = {
         "original": sentence.text,
         "suggestion": fix.text,
         "internal": _relevant_phrases(phrases, sentence.text),
         "neighbours": [n.as_evidence() for n in ctx.neighbours],
         "stages": {
-            "detect": {"has_error": True, "score": round(best.score, 3)},
-            "localize": {"sentence": best.index,
+            "detect": {"has_error": True, "score": round(scored.score, 3)},
+            "localize": {"sentence": scored.index, "rank": rank,
                          "signals": [{"kind": s.kind, "confidence": round(s.confidence, 3)}
-                                     for s in best.signals]},
+                                     for s in scored.signals]},
             "correct": {"method": fix.method, "detail": fix.detail, "support": fix.support},
         },
     }
-    detection = Detection(
-        sentence_index=best.index, start=sentence.start, end=sentence.end, detector=DETECTOR,
-        explanation=explanation, harm=builtin.harm_for(ctx, best.index, top),
-        confidence=builtin.confidence_band(best.score), evidence=evidence, suggestion=fix.text)
-    corrected = apply_suggestion(ctx.text, sentence.start, sentence.end, fix.text)
-    return CorrectionResult(True, best.index, fix.text, corrected, [detection])
+    return Detection(
+        sentence_index=scored.index, start=sentence.start, end=sentence.end, detector=DETECTOR,
+        explanation=top.explanation, harm=builtin.harm_for(ctx, scored.index, top),
+        confidence=builtin.confidence_band(scored.score), evidence=evidence,
+        suggestion=fix.text)

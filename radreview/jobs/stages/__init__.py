@@ -11,9 +11,10 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from radreview.calibration import stage as calibrate
+from radreview.library import text_stage as import_reference
 from radreview.modelroles import stage as probe_role
 
-from . import image_import, ingest, radflag, rarrg, report, sample, vrag
+from . import audit, combine, image_import, ingest, radflag, rarrg, report, sample, vrag
 
 
 @dataclass(frozen=True)
@@ -30,9 +31,13 @@ ADAPTERS: dict[str, StageAdapter] = {
     "radflag": StageAdapter(radflag.load, radflag.compute, radflag.store),
     "vrag": StageAdapter(vrag.load, vrag.compute, vrag.store),
     "rarrg": StageAdapter(rarrg.load, rarrg.compute, rarrg.store),
+    "audit": StageAdapter(audit.load, audit.compute, audit.store),
+    "combine": StageAdapter(combine.load, combine.compute, combine.store),
     # Site jobs
     "probe_role": StageAdapter(probe_role.load, probe_role.compute, probe_role.store),
     "calibrate": StageAdapter(calibrate.load, calibrate.compute, calibrate.store),
+    import_reference.STAGE: StageAdapter(import_reference.load, import_reference.compute,
+                                         import_reference.store),
     image_import.IMPORT_STAGE: StageAdapter(image_import.load, image_import.compute,
                                             image_import.store),
     image_import.REBUILD_STAGE: StageAdapter(image_import.rebuild_load,

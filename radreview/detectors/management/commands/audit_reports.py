@@ -1,0 +1,88 @@
+"""python manage.py audit_reports --input IN.jsonl --output OUT.jsonl [--reference REF.jsonl]
+
+The batch audit (docs/audit.md): every report of IN through the text detectors (three-stage
+correction, judge, comparative when a line says "has_prior": false) and the system
+combination with the site's settings; one output line per input line. ``--reference``
+replaces the site's reference library for this run with a ``{"id", "report"}`` file (held in
+memory; a reference report with an input report's id is never used for it). The work is in
+workers/correction/batch.py; this command parses options and shows progress on stderr.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+
+class Command(BaseCommand):
+    help = "Audit reports for errors: detect, localize, correct, and list every detection."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--input", required=True, help='JSONL of {"id", "report"}')
+        parser.add_argument("--output", required=True, help="JSONL to write")
+        parser.add_argument("--reference", help='JSONL of {"id", "report"} to use as the '
+                                                "reference library for this run")
+        parser.add_argument("--neighbours", type=int, default=5,
+                            help="similar reference reports retrieved per report (default 5)")
+
+    def handle(self, *args, **options):
+        from tqdm import tqdm
+
+        from radreview.detectors.services import combination_config
+        from radreview.library import text_library
+        from workers.backends import registry
+        from workers.combine import CombinationConfig
+        from workers.correction import batch
+        from workers.library.records import RecordError
+        from workers.library.vectors import SentenceVectors
+
+        started = time.monotonic()
+        try:
+            records = batch.read_records(options["input"])
+        except (RecordError, OSError) as exc:
+            raise CommandError(str(exc)) from exc
+        quiet = options["verbosity"] < 1
+        embedder = registry.text_embedder()
+        if options["reference"]:
+            sentences = SentenceVectors(embedder)
+            with tqdm(total=0, desc="Embedding the reference", unit="sentence",
+                      file=self.stderr._out, disable=quiet, leave=False) as bar:
+                def step(done, total):
+                    bar.total = total
+                    bar.n = done
+                    bar.refresh()
+                try:
+                    library = batch.reference_library(
+                        options["reference"], sentences,
+                        cache_dir=Path(settings.DATA_DIR) / "cache" / "reference-vectors",
+                        progress=step)
+                except (RecordError, OSError) as exc:
+                    raise CommandError(str(exc)) from exc
+        else:
+            library = text_library.load_text_library()
+            if not len(library) and not quiet:
+                self.stderr.write("The reference library is empty (run python manage.py "
+                                  "import_reference); auditing without similar reports.")
+        config = combination_config()
+        if config is None:
+            if not quiet:
+                self.stderr.write("The site's system combination is switched off; the batch "
+                                  "combines with the default settings.")
+            config = CombinationConfig()
+        embed = library.sentence_vectors.embed
+        with tqdm(total=len(records), desc="Auditing", unit="report", file=self.stderr._out,
+                  disable=quiet) as bar:
+            def progress(done, total):
+                bar.update(done - bar.n)
+
+            lines = batch.audit_records(records, library=library, config=config, embed=embed,
+                                        llm=registry.llm(), extractor=registry.extractor(),
+                                        k=options["neighbours"], progress=progress)
+            count = batch.write_jsonl(options["output"], lines)
+        if not quiet:
+            elapsed = time.monotonic() - started
+            self.stderr.write(f"Audited {count} reports in {elapsed:.1f} s "
+                              f"({count / max(elapsed, 1e-9):.1f} reports/s); "
+                              f"wrote {options['output']}")

@@ -1,0 +1,30 @@
+"""The site's combination settings as the plain ``CombinationConfig`` the workers take."""
+from __future__ import annotations
+
+from workers.combine import config as defaults
+from workers.combine.config import CombinationConfig, FilterRule as RuleData
+
+from .models import CombinationSettings, DetectorWeight, FilterRule
+
+
+def combination_config() -> CombinationConfig | None:
+    """The configuration the combine stage uses, or None when the site switched it off."""
+    site = CombinationSettings.current()
+    if not site.enabled:
+        return None
+    weights = dict(defaults.DEFAULT_WEIGHTS)
+    order = list(defaults.DEFAULT_ORDER)
+    rows = list(DetectorWeight.objects.all())
+    if rows:
+        weights.update({row.detector: row.weight for row in rows})
+        order = [row.detector for row in rows] + [d for d in order
+                                                  if d not in {row.detector for row in rows}]
+    rules = tuple(
+        RuleData(name=rule.name, kind=rule.kind, threshold=rule.threshold,
+                 metric=rule.metric or defaults.JACCARD3, pattern=rule.pattern,
+                 harm=rule.harm or "very low")
+        for rule in FilterRule.objects.filter(enabled=True)
+    )
+    return CombinationConfig(weights=weights, order=tuple(order),
+                             similarity_threshold=site.similarity_threshold,
+                             flag_threshold=site.flag_threshold, rules=rules)

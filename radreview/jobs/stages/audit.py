@@ -1,0 +1,56 @@
+"""Audit stage: the text detectors (three-stage correction, judge, comparative) on the audited
+report, with the reference library for external retrieval.
+
+Stores each detector's raw detections (``review.services.store_detections``); a raw row is
+``flagged`` when its own confidence reaches ``RAW_FLAG_CONFIDENCE`` (what the review page shows
+when the site switched the system combination off). The combine stage folds them later.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from radreview.jobs.models import Job
+from radreview.library import text_library
+from radreview.review.services import store_detections
+from workers import pipeline
+from workers.library.text import TextLibrary
+from workers.types import Detection
+
+RAW_FLAG_CONFIDENCE = 0.5
+
+
+@dataclass(frozen=True)
+class AuditInputs:
+    text: str
+    has_prior: bool
+    library: TextLibrary | None
+
+
+def load(job) -> AuditInputs:
+    report = job.study.audited_report
+    if report is None:
+        raise pipeline.StageError("This study has no report to audit.")
+    return AuditInputs(report.text, bool(job.study.has_prior), text_library.load_text_library())
+
+
+def compute(inputs: AuditInputs, progress) -> dict[str, list[Detection]]:
+    from workers.backends import registry
+    from workers.correction.audit import audit_text
+
+    progress(0.1, "retrieving similar reports")
+    audit = audit_text(inputs.text, library=inputs.library, has_prior=inputs.has_prior,
+                       llm=registry.llm(), extractor=registry.extractor())
+    progress(1.0, f"{sum(len(d) for d in audit.detections.values())} detections")
+    return audit.detections
+
+
+def store(job, detections: dict[str, list[Detection]]) -> None:
+    report = job.study.audited_report
+    counts = {}
+    for detector, found in detections.items():
+        flagged = [d for d in found if d.confidence >= RAW_FLAG_CONFIDENCE]
+        quiet = [d for d in found if d.confidence < RAW_FLAG_CONFIDENCE]
+        store_detections(report, flagged, flagged=True)
+        store_detections(report, quiet, flagged=False)
+        counts[detector] = len(found)
+    Job.objects.filter(pk=job.pk).update(result={"detections": counts})

