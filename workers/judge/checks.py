@@ -4,7 +4,8 @@ Each check reads a ``ReportContext`` and returns ``Issue`` records; ``workers.ju
 them into detections. The rules (docs/audit.md explains each):
 
 * ``contradiction`` — a finding stated present in one sentence and absent in another of the
-  same section, or in the same sentence ("lungs are clear with focal consolidation");
+  same section, or in the same sentence ("lungs are clear with focal consolidation"), or
+  denied in words that describe it as present ("no mild cardiomegaly", "no old fracture");
 * ``impression_vs_findings`` — the same across FINDINGS and IMPRESSION (an IMPRESSION of "no
   acute cardiopulmonary abnormality" against a consolidation in the FINDINGS);
 * ``laterality`` — the IMPRESSION puts a finding on the side the FINDINGS do not;
@@ -87,9 +88,21 @@ def library_balance(ctx: ReportContext, index: int) -> float:
     return math.log1p(polarity.own) - math.log1p(polarity.variant_count)
 
 
+def _support(ctx: ReportContext, index: int, finding: Finding, other: int) -> int:
+    """How many further sentences (neither ``index`` nor ``other``) say what ``finding`` says
+    about its observation, with the same status."""
+    return len([i for i in ctx.internal_support(index, finding) if i != other])
+
+
 def _more_suspect(ctx: ReportContext, first: tuple[int, Finding], second: tuple[int, Finding]
                   ) -> tuple[tuple[int, Finding], tuple[int, Finding]]:
-    """(suspect, other) of two conflicting statements."""
+    """(suspect, other) of two conflicting statements: the one the rest of the report
+    supports less; then the one the library writes less often as it is (and more often the
+    other way round); then the one stating a finding present."""
+    support_a = _support(ctx, first[0], first[1], second[0])
+    support_b = _support(ctx, second[0], second[1], first[0])
+    if support_a != support_b:
+        return (first, second) if support_a < support_b else (second, first)
     a, b = library_balance(ctx, first[0]), library_balance(ctx, second[0])
     if abs(a - b) > 1e-9:
         return (first, second) if a < b else (second, first)
@@ -190,6 +203,48 @@ def _same_process(a: Finding, b: Finding) -> bool:
         return True
     shared = ancestors(a.observation) & ancestors(b.observation)
     return bool(shared) and a.location is not None and a.location == b.location
+
+
+# Words that say a finding is there: a size, an age, a course. "No mild cardiomegaly", "no old
+# rib fracture", "no stable opacity" deny what their own words describe.
+_PRESENCE_WORDS = frozenset({"mild", "mildly", "minimal", "minimally", "moderate",
+                             "moderately", "severe", "severely", "marked", "markedly", "trace",
+                             "old", "healed", "healing", "chronic", "stable", "unchanged",
+                             "persistent", "redemonstrated", "again", "remote", "known"})
+_DENIAL_RE = re.compile(r"\b(?:no|without)\b", re.IGNORECASE)
+_GAP_BREAK_RE = re.compile(r"[,;:]|\b(?:and|but|or|with|however|although|while)\b",
+                           re.IGNORECASE)
+
+
+def self_denials(ctx: ReportContext) -> list[Issue]:
+    """A denial of a finding that the same words describe as present: "no mild cardiomegaly",
+    "no old healed rib fracture", "no stable nodule"."""
+    issues = []
+    for i in ctx.image_sentences:
+        sentence = ctx.sentence(i)
+        for f in ctx.findings.get(i, []):
+            if f.implied:  # (the scope rules may read "no stable X" either way)
+                continue
+            start = f.start - sentence.start
+            cues = list(_DENIAL_RE.finditer(sentence.text, 0, start))
+            if not cues:
+                continue
+            gap = sentence.text[cues[-1].end():start]
+            if _GAP_BREAK_RE.search(gap) or CONCEPT_RE.search(gap.lower()):
+                continue  # the denial is about something else ("no effusion and mild ...")
+            between = tokens_of(gap)
+            described = [w for w in between if w in _PRESENCE_WORDS]
+            if not described:
+                continue
+            words = " ".join(described)
+            issues.append(Issue(
+                CONTRADICTION, i, 0.6, harm_of(f.observation, ABSENT),
+                f"The sentence denies {_wording(f).lower()} yet describes it as {words}, "
+                f"which only a present finding can be.",
+                f"'{cues[-1].group().lower()}' before '{words} {_wording(f).lower()}'", None,
+                f.observation, f.text or None, start, f.end - sentence.start))
+            break
+    return issues
 
 
 def laterality_conflicts(ctx: ReportContext) -> list[Issue]:
@@ -355,5 +410,5 @@ def _polarity_issue(ctx: ReportContext, index: int) -> Issue | None:
 
 def run_checks(ctx: ReportContext) -> list[Issue]:
     """Every check, in rule order."""
-    return (contradictions(ctx) + laterality_conflicts(ctx) + out_of_domain(ctx)
-            + unsupported_by_library(ctx))
+    return (contradictions(ctx) + self_denials(ctx) + laterality_conflicts(ctx)
+            + out_of_domain(ctx) + unsupported_by_library(ctx))

@@ -242,8 +242,9 @@ class ReportContext:
         return False
 
     def internal_support(self, index: int, finding: Finding) -> list[int]:
-        """Other sentences that state ``finding`` (or a narrower or similar observation) with
-        the same status: the report supports itself there."""
+        """Other image sentences that state ``finding`` (or a narrower or similar observation)
+        with the same status: the report supports itself there. A normal statement ("lungs
+        are clear") supports a denial, never an affirmation."""
         from workers.nlp.vocabulary import ancestors, similar
 
         out = []
@@ -251,12 +252,11 @@ class ReportContext:
             if other == index or other not in self.image_sentences:
                 continue
             for f in items:
-                if f.status != finding.status or f.implied != finding.implied and f.implied:
+                if f.status != finding.status or (f.implied and finding.status != ABSENT):
                     continue
-                related = (f.observation == finding.observation
-                           or finding.observation in ancestors(f.observation)
-                           or similar(f.observation, finding.observation))
-                if related and (finding.status != ABSENT or not f.implied):
+                if (f.observation == finding.observation
+                        or finding.observation in ancestors(f.observation)
+                        or similar(f.observation, finding.observation)):
                     out.append(other)
                     break
         return out

@@ -97,3 +97,22 @@ def test_judge_detections_carry_the_documented_evidence(library):
     assert set(detection.evidence) == {"rule", "related_sentence", "detail"}
     assert detection.evidence["rule"] == "impression_vs_findings"
     assert detection.prompt_version is None and 0 < detection.confidence <= 1
+
+
+def test_a_denial_of_what_its_own_words_describe_as_present():
+    from workers.judge.checks import self_denials
+
+    report = "FINDINGS: No stable mild cardiomegaly. Stable granuloma without pleural effusion."
+    [issue] = self_denials(ctx(report))
+    assert (issue.rule, issue.sentence) == ("contradiction", 0)
+    assert "stable mild" in issue.explanation
+    assert self_denials(ctx("FINDINGS: No large pleural effusion. No acute fracture.")) == []
+    assert self_denials(ctx("FINDINGS: No effusion and mild cardiomegaly.")) == []
+
+
+def test_the_rest_of_the_report_decides_which_side_of_a_contradiction_is_flagged():
+    report = ("FINDINGS: No pulmonary hypoinflation. Low lung volumes.\n"
+              "IMPRESSION: Pulmonary hypoinflation.")
+    issues = contradictions(ctx(report))
+    # sentence 0 against 1 and against 2; "low lung volumes" sides with the impression
+    assert {(i.sentence, i.related) for i in issues} == {(0, 1), (0, 2)}
