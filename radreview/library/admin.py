@@ -24,7 +24,8 @@ MAX_UPLOAD_BYTES = 200 * 1024 * 1024
 
 class ImportForm(forms.Form):
     source = forms.ChoiceField(choices=[
-        (text_library.IU_SOURCE, "Indiana University chest X-ray reports (3,955; fetched with pip)"),
+        (text_library.IU_SOURCE,
+         "Indiana University chest X-ray reports (3,955; fetched with pip)"),
         (text_library.JSONL_SOURCE, 'A JSONL file of {"id", "report"} lines'),
     ])
     file = forms.FileField(required=False, help_text="The JSONL file (JSONL imports only).")

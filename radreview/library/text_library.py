@@ -92,7 +92,8 @@ def read_source(source: str, path: str | Path | None) -> list[LibraryReport]:
     from workers.library.records import RecordError
 
     if source not in SOURCES:
-        raise LibraryImportError(f"Unknown source {source!r}; expected one of {', '.join(SOURCES)}.")
+        raise LibraryImportError(
+            f"Unknown source {source!r}; expected one of {', '.join(SOURCES)}.")
     try:
         if source == IU_SOURCE:
             return list(read_iu_archive(Path(path) if path else fetch_iu_archive()))

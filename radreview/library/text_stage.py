@@ -18,7 +18,8 @@ STAGE = "import_reference"
 
 def load(job: Job) -> text_library.ImportPlan:
     try:
-        return text_library.plan_import(job.params.get("source", ""), job.params.get("path") or None)
+        return text_library.plan_import(job.params.get("source", ""),
+                                        job.params.get("path") or None)
     except text_library.LibraryImportError as exc:
         raise StageError(exc.message) from exc
 

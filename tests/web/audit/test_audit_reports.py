@@ -24,7 +24,8 @@ def test_audit_with_a_reference_file(embedder, tmp_path, settings):
     settings.DATA_DIR = tmp_path
     source = write(tmp_path / "in.jsonl", [{"id": "ref-4", "report": BROKEN},
                                            {"id": "fine", "report": SOUND}])
-    reference = write(tmp_path / "ref.jsonl", [{"id": i, "report": r} for i, r in REFERENCE_REPORTS])
+    reference = write(tmp_path / "ref.jsonl",
+                      [{"id": i, "report": r} for i, r in REFERENCE_REPORTS])
     out = tmp_path / "out.jsonl"
     errors = io.StringIO()
     call_command("audit_reports", "--input", str(source), "--output", str(out),

@@ -79,7 +79,8 @@ def test_a_report_study_is_audited_combined_and_shown(sent, library, radiologist
 
 
 @pytest.mark.django_db
-def test_combine_follows_the_site_settings_and_rules(sent, library, django_capture_on_commit_callbacks):
+def test_combine_follows_the_site_settings_and_rules(sent, library,
+                                                     django_capture_on_commit_callbacks):
     settings_row = CombinationSettings.current()
     settings_row.flag_threshold = 0.99
     settings_row.save()
@@ -107,7 +108,8 @@ def test_with_the_combination_off_the_raw_flags_are_shown(sent, library, radiolo
 
 
 @pytest.mark.django_db
-def test_combine_replaces_its_rows_when_run_again(sent, library, django_capture_on_commit_callbacks):
+def test_combine_replaces_its_rows_when_run_again(sent, library,
+                                                  django_capture_on_commit_callbacks):
     study = factories.make_study(has_prior=False)
     report = factories.make_report(study, REPORT, with_sentences=False)
     run_pipeline(study, sent, django_capture_on_commit_callbacks)

@@ -39,7 +39,8 @@ def test_a_lost_negation_is_found_and_restored_from_the_library(library):
 
 
 def test_a_substituted_disease_is_replaced_by_the_librarys_wording(library):
-    text = SOUND.replace("No pleural effusion or pneumothorax.", "No pleural effusion or cirrhosis.")
+    text = SOUND.replace("No pleural effusion or pneumothorax.",
+                         "No pleural effusion or cirrhosis.")
     result = run(text, library)
     assert result.sentence_index == 2
     assert result.suggestion == "No pleural effusion or pneumothorax."
@@ -54,7 +55,8 @@ def test_a_side_conflict_is_corrected_by_swapping(library):
 
 
 def test_the_detection_carries_internal_and_external_retrieval(library):
-    text = SOUND.replace("No pleural effusion or pneumothorax.", "Pleural effusion or pneumothorax.")
+    text = SOUND.replace("No pleural effusion or pneumothorax.",
+                         "Pleural effusion or pneumothorax.")
     [detection] = run(text, library, external_id="ref-4").detections
     evidence = detection.evidence
     assert {"original", "suggestion", "internal", "neighbours", "stages"} <= set(evidence)
@@ -64,7 +66,8 @@ def test_the_detection_carries_internal_and_external_retrieval(library):
     assert evidence["internal"][0] == "pleural effusion" and "pneumothorax" in evidence["internal"]
     neighbours = [n["external_id"] for n in evidence["neighbours"]]
     assert neighbours and "ref-4" not in neighbours  # never the report's own id
-    assert set(evidence["neighbours"][0]) == {"reference_id", "external_id", "similarity", "excerpt"}
+    assert set(evidence["neighbours"][0]) == {"reference_id", "external_id", "similarity",
+                                              "excerpt"}
 
 
 def test_an_affirmed_or_list_without_a_hedge_is_suspected_without_a_library():

@@ -42,24 +42,28 @@ class HashEmbedder:
 
 # Reference reports written the way a department's templates read.
 REFERENCE_REPORTS = [
-    ("ref-1", "FINDINGS: The heart is normal in size. The lungs are clear. No pleural effusion or "
-              "pneumothorax.\nIMPRESSION: No acute cardiopulmonary abnormality."),
-    ("ref-2", "FINDINGS: The heart is normal in size. The lungs are clear. No pleural effusion or "
-              "pneumothorax.\nIMPRESSION: No acute cardiopulmonary abnormality."),
-    ("ref-3", "FINDINGS: Heart size is normal. There is no focal airspace consolidation. No pleural "
-              "effusion or pneumothorax.\nIMPRESSION: Normal chest."),
-    ("ref-4", "FINDINGS: Heart size is normal. There is no focal airspace consolidation. No pleural "
-              "effusion or pneumothorax.\nIMPRESSION: No acute cardiopulmonary abnormality."),
+    ("ref-1", "FINDINGS: The heart is normal in size. The lungs are clear. No pleural effusion "
+              "or pneumothorax.\nIMPRESSION: No acute cardiopulmonary abnormality."),
+    ("ref-2", "FINDINGS: The heart is normal in size. The lungs are clear. No pleural effusion "
+              "or pneumothorax.\nIMPRESSION: No acute cardiopulmonary abnormality."),
+    ("ref-3", "FINDINGS: Heart size is normal. There is no focal airspace consolidation. No "
+              "pleural effusion or pneumothorax.\nIMPRESSION: Normal chest."),
+    ("ref-4", "FINDINGS: Heart size is normal. There is no focal airspace consolidation. No "
+              "pleural effusion or pneumothorax.\nIMPRESSION: No acute cardiopulmonary "
+              "abnormality."),
     ("ref-5", "FINDINGS: Mild cardiomegaly. Small left pleural effusion. No pneumothorax.\n"
               "IMPRESSION: Cardiomegaly with small left pleural effusion."),
     ("ref-6", "FINDINGS: The lungs are clear. No pleural effusion or pneumothorax. Degenerative "
               "changes of the spine.\nIMPRESSION: No acute cardiopulmonary abnormality."),
-    ("ref-7", "FINDINGS: Heart size is normal. There is no focal airspace consolidation. No pleural "
-              "effusion or pneumothorax.\nIMPRESSION: No acute cardiopulmonary abnormality."),
+    ("ref-7", "FINDINGS: Heart size is normal. There is no focal airspace consolidation. No "
+              "pleural effusion or pneumothorax.\nIMPRESSION: No acute cardiopulmonary "
+              "abnormality."),
 ]
 
 
-def make_library(reports=REFERENCE_REPORTS, embedder: HashEmbedder | None = None) -> TextLibrary:
+def make_library(reports=REFERENCE_REPORTS, embedder: HashEmbedder | None = None
+                 ) -> TextLibrary:
     embedder = embedder or HashEmbedder()
-    entries = [LibraryEntry(i, external_id, text) for i, (external_id, text) in enumerate(reports, 1)]
+    entries = [LibraryEntry(i, external_id, text)
+               for i, (external_id, text) in enumerate(reports, 1)]
     return TextLibrary.build(entries, SentenceVectors(embedder))

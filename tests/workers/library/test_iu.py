@@ -30,7 +30,8 @@ def _archive(path, reports: dict[str, tuple[str, str]]):
 @pytest.fixture
 def archive(tmp_path):
     return _archive(tmp_path / "NLMCXR_reports.tgz", {
-        "10.xml": ("Heart size normal.&lt;BR&gt;Lungs are clear.Calcified   granuloma.", "Normal chest."),
+        "10.xml": ("Heart size normal.&lt;BR&gt;Lungs are clear.Calcified   granuloma.",
+                   "Normal chest."),
         "2.xml": ("", "No acute disease."),
         "3.xml": ("", ""),  # nothing to import
     })

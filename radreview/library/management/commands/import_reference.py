@@ -13,12 +13,15 @@ from radreview.library import text_library
 
 
 class Command(BaseCommand):
-    help = "Import reference reports (the IU chest X-ray reports, or a JSONL file) into the library."
+    help = ("Import reference reports (the IU chest X-ray reports, or a JSONL file) into the "
+            "library.")
 
     def add_arguments(self, parser):
-        parser.add_argument("--source", choices=text_library.SOURCES, default=text_library.IU_SOURCE,
+        parser.add_argument("--source", choices=text_library.SOURCES,
+                            default=text_library.IU_SOURCE,
                             help="iu-xray: the Indiana University reports (fetched with pip "
-                                 "unless --path is given); jsonl: a file of {\"id\", \"report\"} lines")
+                                 "unless --path is given); jsonl: a file of "
+                                 "{\"id\", \"report\"} lines")
         parser.add_argument("--path", help="the IU archive (.tgz) or the torchxrayvision wheel; "
                                            "or the JSONL file")
         parser.add_argument("--if-empty", action="store_true",
