@@ -418,7 +418,7 @@ def handle_image_import(command, options) -> bool:
     last = [-1]
 
     def progress(fraction, note=""):
-        if int(fraction * 10) != last[0] and command.verbosity >= 1:
+        if int(fraction * 10) != last[0] and options.get("verbosity", 1) >= 1:
             last[0] = int(fraction * 10)
             command.stderr.write(f"{fraction:4.0%} {note}")
 

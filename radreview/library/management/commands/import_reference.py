@@ -1,5 +1,6 @@
 """python manage.py import_reference --source iu-xray [--path ARCHIVE_OR_WHEEL] [--if-empty]
 python manage.py import_reference --source jsonl --path FILE
+python manage.py import_reference --images DIR --reports FILE [--images-source NAME]
 
 Imports prior reports into the reference library (ReferenceStudy rows and the text index that
 the three-stage correction searches). Importing again adds only the reports that are new. The
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from radreview.library import text_library
+from radreview.library import image_import, text_library
 
 
 class Command(BaseCommand):
@@ -26,9 +27,13 @@ class Command(BaseCommand):
                                            "or the JSONL file")
         parser.add_argument("--if-empty", action="store_true",
                             help="do nothing when the library already holds reports of this source")
+        # Reference studies with images (docs/images.md): radreview/library/image_import.py.
+        image_import.add_image_arguments(parser)
 
     def handle(self, *args, **options):
         self.verbosity = options["verbosity"]
+        if image_import.handle_image_import(self, options):
+            return
         source, path = options["source"], options["path"]
         if options["if_empty"] and not text_library.is_empty(source):
             if self.verbosity >= 1:

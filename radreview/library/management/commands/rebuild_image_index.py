@@ -17,6 +17,7 @@ class Command(BaseCommand):
         from radreview.library import image_memory
         from radreview.library.models import ReferenceImage
 
+        self.verbosity = options["verbosity"]
         if not ReferenceImage.objects.exists():
             raise CommandError("The reference library has no images: import some first "
                                "(python manage.py import_reference --images DIR --reports FILE).")
