@@ -17,7 +17,7 @@ from radreview.jobs.models import Job
 from workers.pipeline import queue_for
 
 from . import text_library, text_stage
-from .models import ReferenceStudy
+from .models import ReferenceImage, ReferenceStudy
 
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
 
@@ -90,3 +90,21 @@ class ReferenceStudyAdmin(admin.ModelAdmin):
                    "title": "Import reference reports", "opts": self.model._meta,
                    "percent": round(100 * job.progress)}
         return render(request, "admin/library/referencestudy/import_job.html", context)
+
+
+@admin.register(ReferenceImage)
+class ReferenceImageAdmin(admin.ModelAdmin):
+    """Reference images (docs/images.md): imported, embedded and rebuilt from the image-memory
+    page (/site/library/), which this list links to; rows are read-only here."""
+
+    list_display = ("id", "study", "view", "kind", "original_name", "created_at")
+    list_filter = ("view", "kind", "study__source")
+    search_fields = ("study__external_id", "original_name", "sha256")
+    readonly_fields = [field.name for field in ReferenceImage._meta.fields]
+    change_list_template = "library/admin_images_change_list.html"
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False

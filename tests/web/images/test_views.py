@@ -237,3 +237,13 @@ def test_image_stages_skip_and_say_why_when_the_memory_cannot_serve(radiologist_
     html = radiologist_client.get(f"/studies/{study.pk}/").content.decode()
     assert "V-RAG skipped: The image memory is empty" in html
     assert "RA-RRG skipped: The image memory is empty" in html
+
+
+def test_the_django_admin_lists_reference_images_and_links_the_library_page(admin_client_,
+                                                                            tmp_path):
+    imported_library(tmp_path, n=1)
+    html = admin_client_.get("/admin/library/referenceimage/").content.decode()
+    assert 'href="/site/library/"' in html and "pa.dcm" in html
+    image = ReferenceImage.objects.first()
+    assert admin_client_.get(f"/admin/library/referenceimage/{image.pk}/change/").status_code == 200
+    assert admin_client_.get("/admin/library/referenceimage/add/").status_code == 403
