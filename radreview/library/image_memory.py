@@ -72,7 +72,8 @@ def rebuild(progress: Progress = no_progress, batch: int = 500) -> ImageMemory:
         memory = ImageMemory(directory(), **options())
         memory.set_encoder(roles["encoder"])
         for start in range(0, len(ids), batch):
-            studies = library_studies(ReferenceStudy.objects.filter(pk__in=ids[start:start + batch]))
+            chunk = ReferenceStudy.objects.filter(pk__in=ids[start:start + batch])
+            studies = library_studies(chunk)
             done = start / max(1, len(ids))
 
             def step(fraction, note="", done=done, size=len(studies)):

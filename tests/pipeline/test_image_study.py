@@ -61,7 +61,7 @@ def test_a_dicom_study_without_a_report_is_drafted_and_audited_from_the_library(
     study = wait_for(
         lambda: Study.objects.filter(pk=study_id, status__in=["ready", "failed"]).first(),
         timeout=240, message="the image study to finish",
-        details=lambda: f"{list(Study.objects.get(pk=study_id).jobs.values('stage', 'state', 'error'))}"
+        details=lambda: f"{list(Study.objects.get(pk=study_id).jobs.values('stage', 'error'))}"
                         f"\n{celery_worker.log()[-4000:]}")
     assert study.status == Study.Status.READY, list(study.jobs.values("stage", "state", "error"))
     stages = [job.stage for job in study.jobs.order_by("order")]

@@ -40,7 +40,7 @@ class RarrgResult:
 def trained_retrieval(checkpoint: str, memory, vectors, threshold: float) -> PhraseRetrieval:
     """Phrases from the trained retriever (one forward pass per view, best score pooled)."""
     from .retriever import load_checkpoint
-    from .retrieval import ScoredPhrase, pool_views, resolve_conflicts
+    from .retrieval import pool_views, resolve_conflicts
 
     model = load_checkpoint(checkpoint)
     per_view = []

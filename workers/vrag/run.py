@@ -110,8 +110,8 @@ def _draft_findings(report: str, observation: str) -> list:
 
     findings = [f for f in extract_findings(report) if f.section in IMAGE_SECTIONS]
     direct = [f for f in findings if f.observation == observation]
-    related = [f for f in findings
-               if observation in ancestors(f.observation) or f.observation in ancestors(observation)]
+    related = [f for f in findings if observation in ancestors(f.observation)
+               or f.observation in ancestors(observation)]
     for pool in (direct, related):
         for implied in (False, True):
             chosen = {}

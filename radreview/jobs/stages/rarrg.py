@@ -46,10 +46,12 @@ def store(job, result) -> None:
     if report is not None and result.detections:
         store_detections(report, result.detections)
     Report.objects.create(study=study, kind=Report.Kind.DRAFT, text=result.draft, source=SOURCE)
-    StudyRetrieval.objects.update_or_create(study=study, stage=StudyRetrieval.Stage.RARRG, defaults={
+    defaults = {
         "encoder": result.encoder, "encoder_learned": result.encoder_learned,
         "neighbours": [with_thumbnail(n) for n in result.neighbours], "phrases": result.phrases,
         "detail": {"retriever": result.retriever, "detections": len(result.detections),
                    "candidates": result.candidates, "draft_model": result.draft_model,
                    "draft_prompt_version": result.draft_prompt_version},
-    })
+    }
+    StudyRetrieval.objects.update_or_create(study=study, stage=StudyRetrieval.Stage.RARRG,
+                                            defaults=defaults)

@@ -41,10 +41,12 @@ def store(job, result) -> None:
     store_detections(study.audited_report, result.detections)
     Report.objects.create(study=study, kind=Report.Kind.DRAFT, text=result.rewrite,
                           source=SOURCE)
-    StudyRetrieval.objects.update_or_create(study=study, stage=StudyRetrieval.Stage.VRAG, defaults={
+    defaults = {
         "encoder": result.encoder, "encoder_learned": result.encoder_learned,
         "neighbours": [with_thumbnail(n) for n in result.neighbours], "probes": result.probes,
         "detail": {"omissions": result.omissions, "detections": len(result.detections),
                    "rewrite_model": result.rewrite_model,
                    "rewrite_prompt_version": result.rewrite_prompt_version},
-    })
+    }
+    StudyRetrieval.objects.update_or_create(study=study, stage=StudyRetrieval.Stage.VRAG,
+                                            defaults=defaults)

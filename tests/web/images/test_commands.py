@@ -47,4 +47,5 @@ def test_finetune_data_holds_the_three_tasks_under_the_label_condition(tmp_path,
                                                        for path in example["images"])
             target = positive_labels(reports_by_id[example["target"]])
             others = set().union(*(positive_labels(reports_by_id[o]) for o in example["others"]))
-            assert example["distinctive_labels"] and set(example["distinctive_labels"]) <= target - others
+            distinctive = set(example["distinctive_labels"])
+            assert distinctive and distinctive <= target - others

@@ -32,14 +32,16 @@ def test_a_folder_per_study_with_a_csv_of_reports(tmp_path):
     assert views == ["LATERAL", "PA"]
     image = study.images.get(view="PA")
     assert image.kind == "dicom" and (image.rows, image.columns) == (192, 192)
-    assert media_path(image.thumbnail).exists() and image.file.name.startswith(f"library/{study.pk}/")
+    assert media_path(image.thumbnail).exists()
+    assert image.file.name.startswith(f"library/{study.pk}/")
     assert "PatientName" not in str(image.metadata) and image.metadata.get("view_position") == "PA"
     built = memory()
     assert len(built) == 8 and built.encoder.name == "builtin-appearance-v1"
     assert set(built.images) == set(ReferenceImage.objects.values_list("pk", flat=True))
     assert built.studies[study.pk].external_id == "s2"
     assert "small left pleural effusion" in built.studies[study.pk].phrases
-    assert built.text_embedder == "all-MiniLM-L6-v2" and len(built.phrase_vectors) == len(built.phrases)
+    assert built.text_embedder == "all-MiniLM-L6-v2"
+    assert len(built.phrase_vectors) == len(built.phrases)
 
 
 def test_running_the_import_again_adds_nothing_twice(tmp_path):
@@ -59,7 +61,8 @@ def test_flat_files_by_name_and_an_images_list_in_jsonl(tmp_path):
     assert sorted(a.images.values_list("original_name", "view")) == [("a_lat.png", "LATERAL"),
                                                                     ("a_pa.png", "PA")]
     b = ReferenceStudy.objects.get(external_id="b")
-    assert list(b.images.values_list("original_name", "view", "kind")) == [("scan-b.png", "PA", "png")]
+    assert list(b.images.values_list("original_name", "view", "kind")) == [
+        ("scan-b.png", "PA", "png")]
     assert any("stray.png" in problem and "match no study" in problem
                for problem in summary.problems)
     assert not ReferenceImage.objects.filter(original_name="stray.png").exists()
@@ -69,7 +72,7 @@ def test_bad_files_are_refused_with_their_reason_and_the_rest_is_imported(tmp_pa
     images, reports = folder_per_study(tmp_path, n=2)
     (images / "s1" / "notes.txt").write_text("Patient was comfortable.")
     (images / "s1" / "cut.dcm").write_bytes(dicom.make_malformed_dicom("truncated"))
-    (images / "s2" / "scan.pdf").write_bytes(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<<>>\nendobj\n")
+    (images / "s2" / "scan.pdf").write_bytes(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<<>>\n")
     summary = image_import.run_import(images, reports)
     refused = dict(summary.refused)
     assert set(refused) == {"s1/notes.txt", "s1/cut.dcm", "s2/scan.pdf"}

@@ -45,8 +45,9 @@ def png_size(response) -> tuple[int, int]:
 
 def test_images_are_behind_the_login(client, tmp_path):
     study, image = study_with_image()
-    for url in (f"/images/studies/{study.pk}/{image.pk}/lung.png", "/library/images/1/thumbnail.png",
-                "/library/images/1/default.png", "/library/studies/1/"):
+    for url in (f"/images/studies/{study.pk}/{image.pk}/lung.png",
+                "/library/images/1/thumbnail.png", "/library/images/1/default.png",
+                "/library/studies/1/"):
         response = client.get(url)
         assert response.status_code == 302 and "/accounts/login/" in response["Location"], url
 
@@ -64,9 +65,11 @@ def test_every_preset_renders_from_the_original_and_is_cached(radiologist_client
     lung = PILImage.open(next(cache.glob(f"study-{image.pk}-*-lung-1024.png")))
     expected = imaging.render(imaging.read_dicom(image.original.path), "lung")
     assert (abs(np.asarray(lung).astype(int) - expected.astype(int)) <= 1).all()
-    assert radiologist_client.get(f"/images/studies/{study.pk}/{image.pk}/warp.png").status_code == 404
+    base = f"/images/studies/{study.pk}/{image.pk}"
+    assert radiologist_client.get(f"{base}/warp.png").status_code == 404
     other = factories.make_study()
-    assert radiologist_client.get(f"/images/studies/{other.pk}/{image.pk}/lung.png").status_code == 404
+    elsewhere = f"/images/studies/{other.pk}/{image.pk}/lung.png"
+    assert radiologist_client.get(elsewhere).status_code == 404
 
 
 def test_a_larger_render_is_served_for_zooming(radiologist_client):
@@ -165,7 +168,8 @@ def test_an_admin_imports_a_zip_file_as_a_site_job_with_progress(admin_client_, 
     # In the ZIP the images sit in images/<study>/: the reports file's folder is the root, so
     # the report keys find them through the images column.
     reports.write_text("study,report,images\n"
-                       "s1,No pneumothorax.,images/s1/pa.dcm;images/s1/lateral.dcm;images/s1/notes.txt\n"
+                       "s1,No pneumothorax.,"
+                       "images/s1/pa.dcm;images/s1/lateral.dcm;images/s1/notes.txt\n"
                        "s2,Small left pleural effusion.,images/s2/pa.dcm\n")
     upload = SimpleUploadedFile("library.zip", zip_of(images, reports), "application/zip")
     response = admin_client_.post("/site/library/import/", {"source": "site", "archive": upload})
@@ -173,13 +177,16 @@ def test_an_admin_imports_a_zip_file_as_a_site_job_with_progress(admin_client_, 
     job = Job.objects.get(stage="import_reference_images")
     assert job.state == Job.State.QUEUED and job.study is None
     html = response.content.decode()
-    assert "<progress" in html and f"/site/library/jobs/{job.pk}/" in html and 'hx-trigger="every 1s"' in html
+    assert "<progress" in html and f"/site/library/jobs/{job.pk}/" in html
+    assert 'hx-trigger="every 1s"' in html
     run_job(job.pk)
     job.refresh_from_db()
     assert job.state == Job.State.DONE, job.error
-    assert job.result["images_added"] == 3 and job.result["refused"][0]["file"] == "images/s1/notes.txt"
+    assert job.result["images_added"] == 3
+    assert job.result["refused"][0]["file"] == "images/s1/notes.txt"
     panel = admin_client_.get(f"/site/library/jobs/{job.pk}/").content.decode()
-    assert "Imported 3 images into 2 new" in panel and "images/s1/notes.txt: This is a text file" in panel
+    assert "Imported 3 images into 2 new" in panel
+    assert "images/s1/notes.txt: This is a text file" in panel
     assert "hx-trigger" not in panel
     assert not list((tmp_path / "import" / ".uploads").glob("*.zip"))  # the upload is cleaned up
 

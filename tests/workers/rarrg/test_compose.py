@@ -21,7 +21,8 @@ def test_phrases_come_out_in_radiology_order():
 
 
 def test_a_normal_set_of_phrases_gives_a_normal_impression():
-    report = compose_report([ScoredPhrase("normal heart size", 0.9), ScoredPhrase("clear lungs", 0.8),
+    report = compose_report([ScoredPhrase("normal heart size", 0.9),
+                             ScoredPhrase("clear lungs", 0.8),
                              ScoredPhrase("no pleural effusion", 0.8),
                              ScoredPhrase("no acute cardiopulmonary abnormality", 0.7)])
     assert report == ("FINDINGS: Normal heart size. Clear lungs. No pleural effusion.\n"

@@ -4,7 +4,8 @@ from __future__ import annotations
 import pytest
 
 from workers.backends.builtin import AppearanceDescriptorEncoder
-from workers.imagememory import ImageMemory, MemoryImage, MemoryStudy, Neighbour, load_pixels, memory_dir
+from workers.imagememory import (ImageMemory, MemoryImage, MemoryStudy, Neighbour, load_pixels,
+                                 memory_dir)
 from workers.rarrg.retrieval import (ScoredPhrase, resolve_conflicts, retrieve_phrases,
                                      select_phrases, view_scores)
 
@@ -23,7 +24,8 @@ def test_the_selection_score_is_the_similarity_weighted_share_of_neighbours():
     assert scores["small left pleural effusion"][0] == pytest.approx(1 / 3)
     assert scores["no pneumothorax"][1] == (1, 2, 3)
     # A closer neighbour weighs more: the same phrase from the nearest one scores higher.
-    closer = view_scores([neighbour(1, 0.99, "a"), neighbour(2, 0.90, "b"), neighbour(3, 0.90, "b")])
+    closer = view_scores([neighbour(1, 0.99, "a"), neighbour(2, 0.90, "b"),
+                          neighbour(3, 0.90, "b")])
     assert closer["a"][0] > 0.5 > closer["b"][0]
 
 
@@ -43,14 +45,17 @@ def test_views_are_pooled_so_a_finding_seen_on_one_view_comes_through():
     by_text = {p.text: p for p in pooled.selected}
     assert set(by_text) == {"normal heart size", "no pneumothorax", "small left pleural effusion"}
     assert by_text["small left pleural effusion"].views == (1,)
-    assert by_text["normal heart size"].views == (0, 1) and by_text["normal heart size"].score == 1.0
+    heart = by_text["normal heart size"]
+    assert heart.views == (0, 1) and heart.score == 1.0
     assert set(by_text["normal heart size"].studies) == {1, 2, 3}
     assert "small left pleural effusion" not in select_phrases([frontal]).texts
 
 
 def test_contradicting_or_repeated_phrases_keep_the_higher_score():
-    phrases = [ScoredPhrase("clear lungs", 0.8), ScoredPhrase("right lower lobe consolidation", 0.5),
-               ScoredPhrase("no pleural effusion", 0.7), ScoredPhrase("small left pleural effusion", 0.45),
+    phrases = [ScoredPhrase("clear lungs", 0.8),
+               ScoredPhrase("right lower lobe consolidation", 0.5),
+               ScoredPhrase("no pleural effusion", 0.7),
+               ScoredPhrase("small left pleural effusion", 0.45),
                ScoredPhrase("no opacity", 0.44), ScoredPhrase("mild cardiomegaly", 0.42)]
     kept = [p.text for p in resolve_conflicts(phrases)]
     # "no opacity" only repeats what "clear lungs" says.

@@ -42,7 +42,8 @@ def test_the_draft_comes_from_the_phrases_of_similar_images_and_unsupported_sent
     by_sentence = {d.sentence_index: d for d in result.detections}
     assert set(by_sentence) == {0, 1, 3}  # "Heart size is normal." is supported
     effusion = by_sentence[1]
-    assert effusion.detector == "rarrg" and effusion.evidence["unsupported"] == "No pleural effusion."
+    assert effusion.detector == "rarrg"
+    assert effusion.evidence["unsupported"] == "No pleural effusion."
     assert effusion.evidence["phrases"][0]["text"] == "small left pleural effusion"
     assert {"text", "score", "similarity"} <= set(effusion.evidence["phrases"][0])
     assert "pleural effusion" in effusion.explanation and 0 < effusion.confidence <= 1
