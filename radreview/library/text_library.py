@@ -174,15 +174,15 @@ def _open_index(dim: int):
 
 
 def _add_vectors(ids: list[int], vectors: np.ndarray) -> None:
-    if not ids:
-        return
-    with _lock:
-        index = _open_index(vectors.shape[1])
-        present = set(index.ids().tolist())
-        keep = [i for i, row_id in enumerate(ids) if row_id not in present]
-        if keep:
-            index.add([ids[i] for i in keep], vectors[keep])
-            index.save(index_path())
+    """Add the new rows' vectors, then embed any other row the index lacks."""
+    if ids:
+        with _lock:
+            index = _open_index(vectors.shape[1])
+            present = set(index.ids().tolist())
+            keep = [i for i, row_id in enumerate(ids) if row_id not in present]
+            if keep:
+                index.add([ids[i] for i in keep], vectors[keep])
+                index.save(index_path())
     sync_index()
 
 

@@ -39,11 +39,14 @@ class TextAudit:
 
 def audit_text(text: str, *, library: TextLibrary | None = None, external_id: str | None = None,
                has_prior: bool | None = None, llm=None, extractor=None,
-               k: int = DEFAULT_NEIGHBOURS) -> TextAudit:
+               k: int = DEFAULT_NEIGHBOURS, neighbours: list | None = None) -> TextAudit:
     """Run correction, judge and comparative on ``text``. ``external_id``: the report's id in
     the library's source (its library copy is never used); ``has_prior``: whether the study has
-    a prior exam (None: unknown, so the comparative detector does not run)."""
+    a prior exam (None: unknown, so the comparative detector does not run); ``neighbours``:
+    the similar reports when the caller retrieved them already."""
     ctx = ReportContext(text, library=library, external_id=external_id, has_prior=has_prior, k=k)
+    if neighbours is not None:
+        ctx.neighbours = neighbours  # fills the cached property
     issues = None if llm is not None else run_checks(ctx)
     return TextAudit(
         context=ctx,

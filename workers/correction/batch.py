@@ -93,25 +93,12 @@ def _primary(results):
                                        -r.detection.sentence_index))
 
 
-def _audit(record: dict, library: TextLibrary | None, llm, extractor, k: int) -> TextAudit:
+def _audit(record: dict, library: TextLibrary | None, llm, extractor, k: int,
+           neighbours: list | None = None) -> TextAudit:
     has_prior = record.get("has_prior")
     return audit_text(record["report"], library=library, external_id=str(record["id"]),
                       has_prior=has_prior if isinstance(has_prior, bool) else None,
-                      llm=llm, extractor=extractor, k=k)
-
-
-def _shared_sentence_detections(audit: TextAudit):
-    """Detections on a sentence that another detector also flags, with an explanation of
-    their own: the ones the combination may have to embed to align."""
-    outputs = audit.outputs()
-    seen: dict[int, set[str]] = {}
-    texts: dict[int, list[str]] = {}
-    for output in outputs:
-        for d in output.detections:
-            seen.setdefault(d.sentence_index, set()).add(output.detector)
-            texts.setdefault(d.sentence_index, []).append(d.explanation)
-    return [d for o in outputs for d in o.detections if len(seen[d.sentence_index]) > 1
-            and texts[d.sentence_index].count(d.explanation) == 1]
+                      llm=llm, extractor=extractor, k=k, neighbours=neighbours)
 
 
 def output_line(record: dict, audit: TextAudit, config: CombinationConfig, embed) -> dict:
@@ -156,20 +143,21 @@ def audit_records(records: Iterable[dict], *, library: TextLibrary | None,
                   chunk: int = CHUNK):
     """Output lines, one per record, in order.
 
-    Records go through in chunks: the chunk's sentences are embedded in one batch before the
-    retrieval, and the detections' explanations in one batch before the combination (a
-    sentence model is many times faster on a batch than on one text at a time).
+    Records go through in chunks: the chunk's sentences are embedded in one batch, and its
+    similar reports retrieved with one search (a sentence model and FAISS are many times
+    faster on a batch than on one text at a time).
     """
     records = list(records)
-    batch_embed = getattr(library, "sentence_vectors", None)
     for first in range(0, len(records), chunk):
         part = records[first:first + chunk]
-        if batch_embed is not None:
-            batch_embed.embed([s for r in part for s in report_sentences(r["report"])])
-        audits = [_audit(record, library, llm, extractor, k) for record in part]
-        explanations = [d.explanation for a in audits for d in _shared_sentence_detections(a)]
-        if explanations:
-            embed(explanations)
+        found = [None] * len(part)
+        if library is not None and len(library):
+            library.sentence_vectors.embed([s for r in part
+                                            for s in report_sentences(r["report"])])
+            found = library.neighbours_many([r["report"] for r in part], k,
+                                            [str(r["id"]) for r in part])
+        audits = [_audit(record, library, llm, extractor, k, neighbours)
+                  for record, neighbours in zip(part, found)]
         for offset, (record, audit) in enumerate(zip(part, audits)):
             yield output_line(record, audit, config, embed)
             if progress:

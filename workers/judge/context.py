@@ -20,8 +20,7 @@ from workers.library.stats import Tokens, tokenize, tokens_of
 from workers.library.text import Neighbour, TextLibrary
 from workers.nlp import ParsedReport, findings_by_sentence, out_of_domain_terms, parse_report
 from workers.nlp.findings import ABSENT, IMAGE_SECTIONS, Finding
-from workers.nlp.radiographic import ANATOMY_RE
-from workers.nlp.vocabulary import CONCEPT_RE, LATERALITY_RE, LOCATION_RE, SEVERITY_RE
+from workers.nlp.vocabulary import CONCEPT_RE
 
 DEFAULT_NEIGHBOURS = 5
 
@@ -93,14 +92,6 @@ def is_negated(sentence: str, start: int, end: int) -> bool:
     return bool(_NEGATION_AFTER_RE.search(lower[end:]))
 
 
-def _known_spans(lower: str) -> list[tuple[int, int]]:
-    spans = [m.span() for m in CONCEPT_RE.finditer(lower)]
-    spans += [m.span() for m in ANATOMY_RE.finditer(lower)]
-    for pattern in (LATERALITY_RE, SEVERITY_RE, LOCATION_RE):
-        spans += [m.span() for m in pattern.finditer(lower)]
-    return spans
-
-
 def _content_runs(sentence: str, taken: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Spans of consecutive content words (no punctuation or function word between them) with
     at least one word that names no finding of the engine's vocabulary ("liver cancer",
@@ -159,6 +150,8 @@ class ReportContext:
 
     @cached_property
     def neighbours(self) -> list[Neighbour]:
+        """The k most similar library reports (a batch may set them beforehand, from one
+        search for many reports)."""
         if self.library is None or not len(self.library):
             return []
         return self.library.neighbours(self.text, self.k, exclude_external_id=self.external_id)

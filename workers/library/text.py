@@ -104,5 +104,32 @@ class TextLibrary:
             found.append(Neighbour(entry.ref_id, entry.external_id, hit.score, entry.text))
         return found
 
+    def neighbours_many(self, texts: list[str], k: int,
+                        exclude_external_ids: list[str | None] | None = None
+                        ) -> list[list[Neighbour]]:
+        """``neighbours`` for many reports with one batched search (one search per report
+        costs far more on a busy CPU: FAISS starts its threads for each)."""
+        if k <= 0 or not self.entries or not texts:
+            return [[] for _ in texts]
+        exclude_external_ids = exclude_external_ids or [None] * len(texts)
+        excluded = [{self.entries[i].ref_id for i in self.positions_of(e)}
+                    for e in exclude_external_ids]
+        vectors = report_vectors(texts, self.sentence_vectors)
+        extra = max((len(e) for e in excluded), default=0)
+        rows = self.index.search(vectors, k + extra)
+        found = []
+        for hits, skip in zip(rows, excluded):
+            chosen = []
+            for hit in hits:
+                position = self._position.get(hit.id)
+                if hit.id in skip or position is None:
+                    continue
+                entry = self.entries[position]
+                chosen.append(Neighbour(entry.ref_id, entry.external_id, hit.score, entry.text))
+                if len(chosen) == k:
+                    break
+            found.append(chosen)
+        return found
+
     def vector_of(self, text: str) -> np.ndarray:
         return report_vectors([text], self.sentence_vectors)[0]

@@ -117,3 +117,16 @@ def test_a_jsonl_import_from_the_admin_needs_a_file(admin_client_):
     response = admin_client_.post("/admin/library/referencestudy/import/", {"source": "jsonl"})
     assert response.status_code == 200 and b"Choose the JSONL file" in response.content
     assert not Job.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_rows_the_index_lacks_are_embedded_by_the_next_import(embedder, tmp_path):
+    ReferenceStudy.objects.create(source="site", external_id="s1",
+                                  report="FINDINGS: Mild cardiomegaly.")
+    path = tmp_path / "ref.jsonl"
+    path.write_text(json.dumps({"id": "x1", "report": "FINDINGS: No pneumothorax."}) + "\n")
+    call_command("import_reference", "--source", "jsonl", "--path", str(path), verbosity=0)
+    assert index_ids(embedder) == sorted(ReferenceStudy.objects.values_list("pk", flat=True))
+    text_library.index_path().unlink()  # e.g. after switching the text embedder
+    call_command("import_reference", "--source", "jsonl", "--path", str(path), verbosity=0)
+    assert len(index_ids(embedder)) == 2
