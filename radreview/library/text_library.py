@@ -168,9 +168,15 @@ def store_import(plan: ImportPlan, vectors: np.ndarray) -> ImportResult:
 def _open_index(dim: int):
     from workers.retrieval.index import HnswParams, VectorIndex
 
-    return VectorIndex.open(index_path(), dim, hnsw=HnswParams(
-        settings.HNSW_M, settings.HNSW_EF_CONSTRUCTION, settings.HNSW_EF_SEARCH),
-        exact_below=settings.INDEX_EXACT_BELOW)
+    try:
+        return VectorIndex.open(index_path(), dim, hnsw=HnswParams(
+            settings.HNSW_M, settings.HNSW_EF_CONSTRUCTION, settings.HNSW_EF_SEARCH),
+            exact_below=settings.INDEX_EXACT_BELOW)
+    except ValueError as exc:  # another embedder made it
+        raise LibraryImportError(
+            f"The text index does not fit the text embedder ({exc}). After changing "
+            f"RADREVIEW_TEXT_EMBEDDER, delete {index_path()} and run python manage.py "
+            f"import_reference (it re-embeds every reference report).") from exc
 
 
 def _add_vectors(ids: list[int], vectors: np.ndarray) -> None:

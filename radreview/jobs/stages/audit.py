@@ -30,7 +30,11 @@ def load(job) -> AuditInputs:
     report = job.study.audited_report
     if report is None:
         raise pipeline.StageError("This study has no report to audit.")
-    return AuditInputs(report.text, bool(job.study.has_prior), text_library.load_text_library())
+    try:
+        library = text_library.load_text_library()
+    except text_library.LibraryImportError as exc:
+        raise pipeline.StageError(exc.message) from exc
+    return AuditInputs(report.text, bool(job.study.has_prior), library)
 
 
 def compute(inputs: AuditInputs, progress) -> dict[str, list[Detection]]:

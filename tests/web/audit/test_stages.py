@@ -119,3 +119,15 @@ def test_combine_replaces_its_rows_when_run_again(sent, library,
     runner.run_job(job.pk)
     assert report.detections.filter(detector="combined").count() == before
     assert Detection.objects.filter(detector="combined", sources__isnull=True).count() == 0
+
+
+@pytest.mark.django_db
+def test_an_index_made_by_another_embedder_fails_the_stage_with_what_to_do(
+        sent, library, embedder, django_capture_on_commit_callbacks):
+    embedder.dim = 32  # as if RADREVIEW_TEXT_EMBEDDER had changed since the import
+    text_library.forget_cached_library()
+    study = factories.make_study()
+    factories.make_report(study, REPORT, with_sentences=False)
+    run_pipeline(study, sent, django_capture_on_commit_callbacks)
+    audit = study.jobs.get(stage="audit")
+    assert audit.state == Job.State.FAILED and "import_reference" in audit.error
