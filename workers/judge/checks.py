@@ -45,6 +45,11 @@ RULES = (CONTRADICTION, LATERALITY, IMPRESSION_VS_FINDINGS, RULE_OUT_OF_DOMAIN, 
 _EXCEPTION_RE = re.compile(r"\b(?:otherwise|except|apart from|aside from|other than|besides)\b",
                            re.IGNORECASE)
 _SIDES = ("left", "right")
+# Acute findings a normal summary ("lungs are clear", "no acute cardiopulmonary abnormality")
+# does deny; "opacity", "atelectasis" and the like often stand beside one in real reports.
+_ACUTE_SPECIFIC = frozenset({"consolidation", "pneumonia", "edema", "pleural effusion",
+                             "pneumothorax"})
+_ACUTE_QUALIFIER_RE = re.compile(r"\b(?:acute|new|recent|active)\b", re.IGNORECASE)
 _EXPLAINED_RE = re.compile(r"\b(?:reflect\w*|represent\w*|relat\w* to|consistent with|"
                            r"compatible with|secondary to|due to|likely|probabl\w*|may|might|"
                            r"could|suggest\w*|attribut\w*|artifact\w*|overlying|projecting|"
@@ -129,6 +134,13 @@ def _conflicts(present: Finding, absent: Finding, same_sentence: bool, ctx: Repo
     if absent.comparison and absent.comparison not in ("unchanged", "stable", "again"):
         return False
     sentence = ctx.sentence(present_index).text
+    denial = ctx.sentence(absent.sentence_index).text
+    if not absent.implied and _ACUTE_QUALIFIER_RE.search(denial) and _CHRONIC_RE.search(sentence):
+        return False  # "no acute fracture" does not deny a healed one
+    if present.observation == "opacity" and any(
+            f.status == PRESENT and f.observation not in ("opacity",) and not f.implied
+            for f in ctx.findings.get(present_index, [])):
+        return False  # an opacity the sentence names ("bibasilar opacities, atelectasis")
     if absent.implied:
         # A normal statement ("lungs are clear", "no acute cardiopulmonary abnormality") is a
         # summary: it does not deny old or chronic changes, nor a trace of something
@@ -162,7 +174,14 @@ def contradictions(ctx: ReportContext) -> list[Issue]:
                 continue  # "lungs are otherwise clear" leaves room for the finding
             if p.comparison == "resolved":
                 continue
-            (s, sf), (o, of) = _more_suspect(ctx, (i, p), (j, a)) if i != j else ((i, p), (j, a))
+            if i == j or a.implied:
+                # a normal summary is loose wording, not a claim to weigh against a finding:
+                # the finding is the suspect, and only an acute one contradicts the summary
+                if i != j and p.observation not in _ACUTE_SPECIFIC:
+                    continue
+                (s, sf), (o, of) = (i, p), (j, a)
+            else:
+                (s, sf), (o, of) = _more_suspect(ctx, (i, p), (j, a))
             key = (s, o)
             if key in issues:
                 continue
@@ -281,11 +300,17 @@ def laterality_conflicts(ctx: ReportContext) -> list[Issue]:
     return issues
 
 
+_ADVICE_RE = re.compile(r"\b(?:correlat\w*|recommend\w*|follow-?up|advis\w*|"
+                        r"further evaluation|could be performed|would be helpful)\b",
+                        re.IGNORECASE)
+
+
 def _template_fills(ctx: ReportContext, index: int, term) -> int:
     """How often library sentences worded exactly like this one fill the term's place with a
     finding of the engine's vocabulary."""
-    fills = slot_fills(ctx, index, term.start, term.end, widen=1, widen_left=2)
-    return sum(f.count for f in fills if f.whole and CONCEPT_RE.search(" ".join(f.words)))
+    fills = slot_fills(ctx, index, term.start, term.end, widen=1, widen_left=2,
+                       accept=lambda words: bool(CONCEPT_RE.search(words)))
+    return sum(f.count for f in fills if f.whole)
 
 
 def out_of_domain(ctx: ReportContext) -> list[Issue]:
@@ -294,6 +319,8 @@ def out_of_domain(ctx: ReportContext) -> list[Issue]:
     a chest finding where the term stands (a substituted word)."""
     issues = []
     for i in ctx.image_sentences:
+        if _ADVICE_RE.search(ctx.sentence(i).text):
+            continue  # "correlate for pain": advice to the clinician, not a film finding
         for term in ctx.suspect_terms(i):
             if term.kind not in (OUT_OF_DOMAIN, BORDERLINE):
                 continue
@@ -348,12 +375,13 @@ def unsupported_by_library(ctx: ReportContext) -> list[Issue]:
         for term in ctx.suspect_terms(i):
             if term.kind != UNKNOWN_TO_LIBRARY:
                 continue
-            total, usual = _unfamiliar_fill(ctx, i, term)
+            total, usual, whole = _unfamiliar_fill(ctx, i, term)
             if not total:
                 continue
-            explanation = (f"The library never writes '{term.text}'; its sentences worded like "
-                           f"this one read '{usual}' there.")
-            issues.append(Issue(UNSUPPORTED, i, 0.6,
+            where = "its sentences worded like this one" if whole else "its lists like this one"
+            explanation = (f"The library never writes '{term.text}'; {where} read '{usual}' "
+                           f"there.")
+            issues.append(Issue(UNSUPPORTED, i, 0.6 if whole else 0.55,
                                 harm_of(term.text.lower(), ABSENT if term.negated else PRESENT),
                                 explanation, f"'{term.text}' unknown to the library "
                                              f"({total} sentences read '{usual}')",
@@ -361,21 +389,45 @@ def unsupported_by_library(ctx: ReportContext) -> list[Issue]:
     return issues
 
 
-def _unfamiliar_fill(ctx: ReportContext, index: int, term) -> tuple[int, str]:
-    """(how many, the usual wording) of library sentences worded like this one around the
-    term that have a chest finding in its place; (0, "") unless the wording around the term
-    says enough (four words, one of them a content word: "No ___ or pneumothorax is seen",
-    not "There is ___")."""
-    fills = [f for f in slot_fills(ctx, index, term.start, term.end, widen=1, widen_left=2)
-             if f.whole and CONCEPT_RE.search(" ".join(f.words))]
-    total = sum(f.count for f in fills)
-    if total < 2:
-        return 0, ""
+_LIST_BEFORE_RE = re.compile(r"(?:,|\b(?:or|and|no|without|of|for|nor))\s*$", re.IGNORECASE)
+_LIST_AFTER_RE = re.compile(r"^\s*(?:,|\b(?:or|and|nor)\b)", re.IGNORECASE)
+
+
+def _list_item(ctx: ReportContext, index: int, term) -> bool:
+    """The term is an item of a list of findings ("no focal ___, pneumothorax, or effusion")."""
     sentence = ctx.sentence(index).text
-    frame = tokens_of(sentence[:fills[0].start] + " " + sentence[fills[0].end:])
-    if len(frame) < 4 or not [w for w in frame if w not in STOPWORDS]:
-        return 0, ""
-    return total, " ".join(fills[0].words)
+    if not (_LIST_BEFORE_RE.search(sentence[:term.start])
+            or _LIST_AFTER_RE.search(sentence[term.end:])):
+        return False
+    others = CONCEPT_RE.findall((sentence[:term.start] + " " + sentence[term.end:]).lower())
+    return bool(others)
+
+
+def _unfamiliar_fill(ctx: ReportContext, index: int, term) -> tuple[int, str, bool]:
+    """(how many, the usual wording, whole) of library sentences worded like this one around
+    the term that have a chest finding in its place.
+
+    Whole-sentence matches count when the wording around the term says enough (four words,
+    one of them a content word: "No ___ or pneumothorax is seen", not "There is ___"). Matches
+    of three words either side count only for an item of a list of findings with a word no
+    library report uses. (0, "", False) otherwise."""
+    fills = slot_fills(ctx, index, term.start, term.end, widen=1, widen_left=2,
+                       accept=lambda words: bool(CONCEPT_RE.search(words)))
+    total = sum(f.count for f in fills)
+    if not fills or total < 2:
+        return 0, "", False
+    usual = " ".join(fills[0].words)
+    if fills[0].whole:
+        sentence = ctx.sentence(index).text
+        frame = tokens_of(sentence[:fills[0].start] + " " + sentence[fills[0].end:])
+        if len(frame) < 4 or not [w for w in frame if w not in STOPWORDS]:
+            return 0, "", False
+        return total, usual, True
+    unseen = any(ctx.document_frequency(w) == 0 for w in tokens_of(term.text)
+                 if w not in STOPWORDS)
+    if total >= 3 and unseen and _list_item(ctx, index, term):
+        return total, usual, False
+    return 0, "", False
 
 
 def _polarity_issue(ctx: ReportContext, index: int) -> Issue | None:

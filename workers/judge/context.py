@@ -212,27 +212,32 @@ class ReportContext:
             taken.append((start, end))
         if self.library is not None:
             for run_start, run_end in _content_runs(sentence, taken):
+                rare = self._first_rare_word(sentence, run_start, run_end)
+                if rare is None:
+                    continue  # an unusual word before a known finding only describes it
+                # from the first rare word to the end of the run: the name, not its modifiers
+                # ("focal anemia" -> "anemia"; English names end with their head noun)
+                run_start = rare
                 phrase = sentence[run_start:run_end]
-                if not self._has_rare_word(phrase):
-                    continue
                 count = self.phrase_count(phrase)
                 if count is not None and count == 0:
                     found.append(SuspectTerm(phrase, run_start, run_end, UNKNOWN_TO_LIBRARY,
                                              is_negated(sentence, run_start, run_end), count))
         return sorted(found, key=lambda t: t.start)
 
-    def _has_rare_word(self, phrase: str) -> bool:
-        """Whether the phrase has a word that names no finding and that at most
-        ``RARE_REPORTS`` library reports use."""
-        lower = phrase.lower()
+    def _first_rare_word(self, sentence: str, start: int, end: int) -> int | None:
+        """Where the first word of ``sentence[start:end]`` that names no finding and that at
+        most ``RARE_REPORTS`` library reports use begins (None when there is none)."""
+        lower = sentence.lower()
         findings = [m.span() for m in CONCEPT_RE.finditer(lower)]
-        for token in tokenize(phrase):
-            if token.text in STOPWORDS or any(a <= token.start and token.end <= b
-                                              for a, b in findings):
+        for token in tokenize(sentence):
+            if token.start < start or token.end > end or token.text in STOPWORDS:
+                continue
+            if any(a <= token.start and token.end <= b for a, b in findings):
                 continue
             if (self.document_frequency(token.text) or 0) <= RARE_REPORTS:
-                return True
-        return False
+                return token.start
+        return None
 
     def internal_support(self, index: int, finding: Finding) -> list[int]:
         """Other image sentences that state ``finding`` (or a narrower or similar observation)

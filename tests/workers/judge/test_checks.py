@@ -116,3 +116,18 @@ def test_the_rest_of_the_report_decides_which_side_of_a_contradiction_is_flagged
     issues = contradictions(ctx(report))
     # sentence 0 against 1 and against 2; "low lung volumes" sides with the impression
     assert {(i.sentence, i.related) for i in issues} == {(0, 1), (0, 2)}
+
+
+def test_a_normal_summary_denies_only_acute_findings_and_is_never_the_suspect():
+    loose = "FINDINGS: The lungs are clear. Mild left basilar atelectasis.\nIMPRESSION: Normal."
+    assert contradictions(ctx(loose)) == []
+    acute = "FINDINGS: The lungs are clear. Right lower lobe consolidation."
+    [issue] = contradictions(ctx(acute))
+    assert (issue.sentence, issue.related) == (1, 0)
+    healed = "FINDINGS: No acute fracture. Healed left rib fracture."
+    assert contradictions(ctx(healed)) == []
+
+
+def test_advice_to_the_clinician_is_not_a_film_finding(library):
+    report = "FINDINGS: The lungs are clear.\nIMPRESSION: Correlate for chest wall pain."
+    assert out_of_domain(ctx(report, library)) == []
