@@ -121,7 +121,9 @@ def _conflicts(present: Finding, absent: Finding, same_sentence: bool, ctx: Repo
     sentence a normal statement also denies the narrower findings it covers ("lungs are clear
     with focal consolidation")."""
     if absent.observation != present.observation and not (
-            same_sentence and absent.observation in ancestors(present.observation)):
+            same_sentence and (absent.observation in ancestors(present.observation)
+                               or (absent.implied
+                                   and present.observation in ancestors(absent.observation)))):
         return False
     if not _sides_overlap(present.laterality, absent.laterality):
         return False
@@ -266,6 +268,33 @@ def self_denials(ctx: ReportContext) -> list[Issue]:
     return issues
 
 
+# An unnamed acute abnormality ("acute cardiopulmonary disease", "acute process"): reports
+# deny one ("no acute disease") and name what they find.
+_UNNAMED_ACUTE_RE = re.compile(
+    r"\b(?:acute|active)\s+(?:\w+\s+){0,2}?(?:disease|process(?:es)?|findings?|abnormalit(?:y|ies)|"
+    r"pathology)\b", re.IGNORECASE)
+_NEGATED_BEFORE_RE = re.compile(r"\b(?:no|not|without|negative|free of|nor|neither|rule out|"
+                                r"exclude\w*)\b", re.IGNORECASE)
+
+
+def unnamed_acute(ctx: ReportContext) -> list[Issue]:
+    """A sentence that affirms an acute abnormality without naming it ("Emphysema with acute
+    disease."), the shape of "without acute disease" that lost its denial."""
+    issues = []
+    for i in ctx.image_sentences:
+        text = ctx.sentence(i).text
+        m = _UNNAMED_ACUTE_RE.search(text)
+        if not m or _NEGATED_BEFORE_RE.search(text[:m.start()]) or _HEDGE_RE.search(text):
+            continue
+        words = m.group().lower()
+        issues.append(Issue(
+            CONTRADICTION, i, 0.6, Harm.MEDIUM,
+            f"The sentence affirms '{words}' without saying what it is; reports deny an "
+            f"unnamed acute abnormality and name what they find.",
+            f"'{words}' affirmed", None, None, m.group(), m.start(), m.end()))
+    return issues
+
+
 def laterality_conflicts(ctx: ReportContext) -> list[Issue]:
     """The IMPRESSION and the FINDINGS put one finding on opposite sides, and nothing in the
     FINDINGS puts it on the impression's side."""
@@ -300,6 +329,9 @@ def laterality_conflicts(ctx: ReportContext) -> list[Issue]:
     return issues
 
 
+_HEDGE_RE = re.compile(r"\b(?:may|might|could|possibl\w*|question\w*|suspect\w*|"
+                       r"concern\w*|cannot|can not|if|whether|evaluat\w*|assess\w*)\b",
+                       re.IGNORECASE)
 _ADVICE_RE = re.compile(r"\b(?:correlat\w*|recommend\w*|follow-?up|advis\w*|"
                         r"further evaluation|could be performed|would be helpful)\b",
                         re.IGNORECASE)
@@ -377,6 +409,14 @@ def unsupported_by_library(ctx: ReportContext) -> list[Issue]:
                 continue
             total, usual, whole = _unfamiliar_fill(ctx, i, term)
             if not total:
+                if _short_denial_of_unseen(ctx, i, term):
+                    issues.append(Issue(
+                        UNSUPPORTED, i, 0.55,
+                        harm_of(term.text.lower(), ABSENT),
+                        f"The sentence rules out '{term.text}', which no library report names "
+                        f"and which is no chest finding the engine knows.",
+                        f"'{term.text}' unknown to the library", None, None, term.text,
+                        term.start, term.end))
                 continue
             where = "its sentences worded like this one" if whole else "its lists like this one"
             explanation = (f"The library never writes '{term.text}'; {where} read '{usual}' "
@@ -401,6 +441,23 @@ def _list_item(ctx: ReportContext, index: int, term) -> bool:
         return False
     others = CONCEPT_RE.findall((sentence[:term.start] + " " + sentence[term.end:]).lower())
     return bool(others)
+
+
+_GENERIC_HEADS = frozenset({"process", "processes", "abnormality", "abnormalities", "disease",
+                            "diseases", "finding", "findings", "change", "changes", "pathology"})
+
+
+def _short_denial_of_unseen(ctx: ReportContext, index: int, term) -> bool:
+    """A short denial ("No anemia.", "No visible gallstones.") of words no library report
+    uses: a report denies what a radiograph could show, in words radiologists use."""
+    sentence = ctx.sentence(index).text
+    tokens = tokens_of(sentence)
+    if not term.negated or len(tokens) > 5 or not tokens or tokens[0] != "no":
+        return False
+    if tokens_of(term.text)[-1] in _GENERIC_HEADS:
+        return False  # "no acute cardiothoracic process": a summary in unusual words
+    return any(ctx.document_frequency(w) == 0 for w in tokens_of(term.text)
+               if w not in STOPWORDS)
 
 
 def _unfamiliar_fill(ctx: ReportContext, index: int, term) -> tuple[int, str, bool]:
@@ -462,5 +519,5 @@ def _polarity_issue(ctx: ReportContext, index: int) -> Issue | None:
 
 def run_checks(ctx: ReportContext) -> list[Issue]:
     """Every check, in rule order."""
-    return (contradictions(ctx) + self_denials(ctx) + laterality_conflicts(ctx)
-            + out_of_domain(ctx) + unsupported_by_library(ctx))
+    return (contradictions(ctx) + self_denials(ctx) + unnamed_acute(ctx)
+            + laterality_conflicts(ctx) + out_of_domain(ctx) + unsupported_by_library(ctx))

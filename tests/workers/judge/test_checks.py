@@ -131,3 +131,25 @@ def test_a_normal_summary_denies_only_acute_findings_and_is_never_the_suspect():
 def test_advice_to_the_clinician_is_not_a_film_finding(library):
     report = "FINDINGS: The lungs are clear.\nIMPRESSION: Correlate for chest wall pain."
     assert out_of_domain(ctx(report, library)) == []
+
+
+def test_an_affirmed_unnamed_acute_abnormality():
+    from workers.judge.checks import unnamed_acute
+
+    [issue] = unnamed_acute(ctx("FINDINGS: Emphysema with acute disease."))
+    assert issue.rule == "contradiction" and issue.term == "acute disease"
+    assert unnamed_acute(ctx("FINDINGS: Emphysema without acute disease.")) == []
+    assert unnamed_acute(ctx("IMPRESSION: No acute cardiopulmonary process.")) == []
+    assert unnamed_acute(ctx("IMPRESSION: Evaluate for acute process.")) == []
+
+
+def test_a_normal_statement_and_a_broader_finding_in_one_sentence():
+    [issue] = contradictions(ctx("FINDINGS: Lungs are clear with focal air space disease."))
+    assert (issue.rule, issue.sentence) == ("contradiction", 0)
+
+
+def test_a_short_denial_of_words_no_library_report_uses(library):
+    issues = unsupported_by_library(ctx("FINDINGS: Heart size is normal. No anemia.", library))
+    assert [(i.sentence, i.term) for i in issues] == [(1, "anemia")]
+    summary = ctx("FINDINGS: Heart size is normal. No acute cardiothoracic process.", library)
+    assert unsupported_by_library(summary) == []
