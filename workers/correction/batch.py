@@ -143,17 +143,20 @@ def audit_records(records: Iterable[dict], *, library: TextLibrary | None,
                   chunk: int = CHUNK):
     """Output lines, one per record, in order.
 
-    Records go through in chunks: the chunk's sentences are embedded in one batch, and its
-    similar reports retrieved with one search (a sentence model and FAISS are many times
-    faster on a batch than on one text at a time).
+    The input's sentences are embedded in one batch first; then records go through in
+    chunks, each chunk's similar reports retrieved with one search (a sentence model and
+    FAISS are many times faster on a batch than on one text at a time).
     """
     records = list(records)
+    searching = library is not None and len(library) > 0
+    if searching:
+        # every new sentence of the input in one batch: the model sorts a batch by length, so
+        # a few long sentences do not pad many short ones (several times faster than chunks)
+        library.sentence_vectors.embed([s for r in records for s in report_sentences(r["report"])])
     for first in range(0, len(records), chunk):
         part = records[first:first + chunk]
         found = [None] * len(part)
-        if library is not None and len(library):
-            library.sentence_vectors.embed([s for r in part
-                                            for s in report_sentences(r["report"])])
+        if searching:
             found = library.neighbours_many([r["report"] for r in part], k,
                                             [str(r["id"]) for r in part])
         audits = [_audit(record, library, llm, extractor, k, neighbours)

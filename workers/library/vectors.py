@@ -16,7 +16,7 @@ import numpy as np
 
 from workers.backends.roles import TextEmbedder
 
-EMBED_CHUNK = 256
+EMBED_CHUNK = 1024
 
 
 def report_sentences(text: str) -> list[str]:
