@@ -12,6 +12,9 @@ vectors in a persisted FAISS index (``INDEX_DIR/text.faiss``, ids = ReferenceStu
   index write) and drops vectors whose row has gone.
 * ``load_text_library()`` — the ``TextLibrary`` the audit stage searches, cached per process
   until the rows or the index change.
+* The library's sentence vectors are kept beside the index (``text-sentences-<embedder>.npz``):
+  reports are written from templates, so the sentences of a report being audited are mostly
+  library sentences already embedded, and an import embeds only sentences it has not seen.
 """
 from __future__ import annotations
 
@@ -140,14 +143,39 @@ def _embedder():
     return registry.text_embedder()
 
 
+def sentence_store_path(embedder) -> Path:
+    """Where the library's sentence vectors are kept for this embedder."""
+    name = "".join(c if c.isalnum() or c in "-_." else "_" for c in embedder.name)
+    return Path(settings.INDEX_DIR) / f"text-sentences-{name}-{embedder.dim}.npz"
+
+
+def library_sentences(embedder=None) -> SentenceVectors:
+    """Sentence vectors with the library's sentences already in (the store the imports keep),
+    so that templated sentences of the reports audited are not embedded again."""
+    embedder = embedder or _embedder()
+    sentences = SentenceVectors(embedder)
+    sentences.load(sentence_store_path(embedder))
+    return sentences
+
+
+def _keep_sentences(sentences: SentenceVectors) -> None:
+    try:
+        sentences.save(sentence_store_path(sentences.embedder))
+    except OSError:  # a cache: the next import writes it again
+        logger.warning("could not write the library's sentence vectors", exc_info=True)
+
+
 def embed_plan(plan: ImportPlan, progress: Progress = no_progress) -> np.ndarray:
     """The report vectors of the plan's new reports (the slow part)."""
-    sentences = SentenceVectors(_embedder())
+    sentences = library_sentences()
 
     def step(done: int, total: int) -> None:
         progress(done / max(total, 1), f"embedded {done} of {total} distinct sentences")
 
-    return report_vectors([r.report for r in plan.new], sentences, step)
+    vectors = report_vectors([r.report for r in plan.new], sentences, step)
+    if plan.new:
+        _keep_sentences(sentences)
+    return vectors
 
 
 def store_import(plan: ImportPlan, vectors: np.ndarray) -> ImportResult:
@@ -202,8 +230,10 @@ def sync_index(progress: Progress = no_progress) -> int:
                        .exclude(report="").values_list("pk", "report"))
         if not missing:
             return 0
-        vectors = report_vectors([text for _, text in missing], SentenceVectors(embedder),
+        sentences = library_sentences(embedder)
+        vectors = report_vectors([text for _, text in missing], sentences,
                                  lambda d, t: progress(d / max(t, 1), "embedding"))
+        _keep_sentences(sentences)
         index.add([pk for pk, _ in missing], vectors)
         index.save(index_path())
         logger.info("text library index: %d reports added", len(missing))
@@ -241,7 +271,7 @@ def load_text_library() -> TextLibrary:
         embedder = _embedder()
         entries = [LibraryEntry(pk, external_id, report) for pk, external_id, report
                    in rows.order_by("pk").values_list("pk", "external_id", "report")]
-        library = TextLibrary(entries, _open_index(embedder.dim), SentenceVectors(embedder))
+        library = TextLibrary(entries, _open_index(embedder.dim), library_sentences(embedder))
         _cached = (stamp, library)
         return library
 

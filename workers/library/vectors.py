@@ -60,9 +60,14 @@ class SentenceVectors:
             return np.zeros((0, self.dim), dtype=np.float32)
         return np.stack([self._vectors[t] for t in texts])
 
+    def texts(self) -> list[str]:
+        return list(self._vectors)
+
     # A run that audits against a reference file embeds the same library every time; a
     # cache file (library sentences only, never the audited reports) spares that.
-    def save(self, path: str | Path, texts: Iterable[str]) -> None:
+    def save(self, path: str | Path, texts: Iterable[str] | None = None) -> None:
+        """Keep the vectors of ``texts`` (all held texts when None) in ``path``."""
+        texts = self.texts() if texts is None else texts
         texts = [t for t in dict.fromkeys(texts) if t in self._vectors]
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -42,14 +42,17 @@ def test_the_iu_archive_imports_once_and_then_only_what_is_new(embedder, tmp_pat
     assert rows[0].report == "FINDINGS: Lungs are clear.\nIMPRESSION: Normal chest."
     assert index_ids(embedder) == [r.pk for r in rows]
 
+    # the library's sentence vectors are kept beside the index
+    assert text_library.sentence_store_path(embedder).is_file()
     embedded = len(embedder.embedded)
     second = archive(tmp_path / "b.tgz", {1: ("Lungs are clear.", "Normal chest."),
-                                          3: ("Mild cardiomegaly.", "Cardiomegaly.")})
+                                          3: ("Mild cardiomegaly. Lungs are clear.",
+                                              "Cardiomegaly.")})
     call_command("import_reference", "--source", "iu-xray", "--path", str(second), verbosity=0)
     assert ReferenceStudy.objects.count() == 3
     assert index_ids(embedder) == list(ReferenceStudy.objects.order_by("pk")
                                        .values_list("pk", flat=True))
-    # only the new report's sentences were embedded
+    # only the new report's new sentences were embedded ("Lungs are clear." was known)
     assert sorted(embedder.embedded[embedded:]) == ["Cardiomegaly.", "Mild cardiomegaly."]
 
     out = io.StringIO()

@@ -36,7 +36,6 @@ class Command(BaseCommand):
         from workers.combine import CombinationConfig
         from workers.correction import batch
         from workers.library.records import RecordError
-        from workers.library.vectors import SentenceVectors
         from workers.nlp import extract_findings
 
         started = time.monotonic()
@@ -47,7 +46,9 @@ class Command(BaseCommand):
         quiet = options["verbosity"] < 1
         embedder = registry.text_embedder()
         if options["reference"]:
-            sentences = SentenceVectors(embedder)
+            # the site library's sentence vectors too: a reference file of reports written
+            # from the same templates then needs few new embeddings
+            sentences = text_library.library_sentences(embedder)
             with tqdm(total=0, desc="Embedding the reference", unit="sentence",
                       file=self.stderr._out, disable=quiet, leave=False) as bar:
                 def step(done, total):
