@@ -4,11 +4,11 @@ Stage 1 (detect) scores every image sentence from the judge's checks (contradict
 impression against findings, out-of-domain terms, what the library never writes), from the
 comparative detector's finding (a comparison in a study with no prior exam) and from one check
 of its own: an affirmative list joined by "or" ("Consolidation, effusion or pneumothorax."),
-which reads as a denial that lost its "no" unless a hedge explains it. A
-sentence's score is the noisy-OR of its signals; the report has an error when the best score
-reaches ``DETECT_THRESHOLD``.
+which reads as a denial that lost its "no" unless a hedge explains it. A sentence's score is
+the noisy-OR of its signals; the report has an error when the best score reaches
+``DETECT_THRESHOLD``.
 
-Stage 2 (localize) takes the best-scoring sentence.
+Stage 2 (localize) ranks the sentences that reach it, best first.
 
 Stage 3 (correct) proposes a replacement from what flagged the sentence:
 
@@ -239,6 +239,7 @@ def _states_present(ctx: ReportContext, index: int, issue: Issue | None) -> bool
 
 
 def harm_for(ctx: ReportContext, index: int, signal: Signal) -> Harm:
+    """The harm of the finding the signal is about, else of the sentence's worst finding."""
     if signal.issue is not None:
         return signal.issue.harm
     findings = [f for f in ctx.findings.get(index, []) if not f.implied]
@@ -248,6 +249,7 @@ def harm_for(ctx: ReportContext, index: int, signal: Signal) -> Harm:
 
 
 def confidence_band(score: float) -> float:
+    """A stage-1 score as a detection's confidence (never a certainty)."""
     return round(min(0.99, max(0.0, score)), 3)
 
 
