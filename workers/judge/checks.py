@@ -4,21 +4,26 @@ Each check reads a ``ReportContext`` and returns ``Issue`` records; ``workers.ju
 them into detections. The rules (docs/audit.md explains each):
 
 * ``contradiction`` — a finding stated present in one sentence and absent in another of the
-  same section, or in the same sentence ("lungs are clear with focal consolidation"), or
-  denied in words that describe it as present ("no mild cardiomegaly", "no old fracture");
+  same section, or in the same sentence ("lungs are clear with focal consolidation"); denied
+  in words that describe it as present ("no mild cardiomegaly", "no old fracture"); an
+  unnamed acute abnormality affirmed ("emphysema with acute disease");
 * ``impression_vs_findings`` — the same across FINDINGS and IMPRESSION (an IMPRESSION of "no
   acute cardiopulmonary abnormality" against a consolidation in the FINDINGS);
 * ``laterality`` — the IMPRESSION puts a finding on the side the FINDINGS do not;
 * ``out_of_domain`` — a condition a chest radiograph cannot show (workers.nlp's mechanism:
   disease-shaped words, organs outside the chest, clinical-only conditions), or one it can
-  only suggest that the library never names;
+  only suggest, surer when the library never names it or writes a chest finding in its place;
 * ``unsupported_by_library`` — the library writes the sentence's words with the opposite
-  polarity and never as written, or the sentence holds a word no library report contains
-  where the library's own sentences of the same wording have a finding.
+  polarity and never as written; a phrase no library report contains stands where the
+  library's sentences of the same wording (or lists of the same findings) have a finding; a
+  short denial of words no library report uses ("No anemia.").
 
-Which of two contradicting sentences is flagged: the one the library writes less often as it
-is and more often the other way round; on a tie, the one stating a finding present (a
-hallucinated finding is the commoner error of a drafted report).
+A normal summary ("lungs are clear", "no acute cardiopulmonary abnormality") is loose wording:
+it denies only specific acute findings, and the finding, not the summary, is the suspect. Of
+two explicit statements that contradict each other, the suspect is the one the rest of the
+report supports less, then the one the library writes less often as it is (and more often the
+other way round), then the affirmative one (a hallucinated finding is the commoner error of a
+drafted report).
 """
 from __future__ import annotations
 
