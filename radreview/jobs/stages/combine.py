@@ -39,7 +39,9 @@ def load(job) -> CombineInputs:
     report = study.audited_report
     if report is None:
         raise pipeline.StageError("This study has no report to combine detections on.")
+    # a stage that skipped (no image memory, no samples) examined nothing: no vote
     ran = {d for job_row in study.jobs.filter(state=Job.State.DONE)
+           if not (isinstance(job_row.result, dict) and job_row.result.get("skipped"))
            for d in STAGE_DETECTORS.get(job_row.stage, ())}
     rows: dict[str, list[tuple[int, Detection]]] = {name: [] for name in ran}
     for row in report.detections.exclude(detector=DetectionRow.COMBINED).order_by("id"):

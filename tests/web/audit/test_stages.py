@@ -131,3 +131,18 @@ def test_an_index_made_by_another_embedder_fails_the_stage_with_what_to_do(
     run_pipeline(study, sent, django_capture_on_commit_callbacks)
     audit = study.jobs.get(stage="audit")
     assert audit.state == Job.State.FAILED and "import_reference" in audit.error
+
+
+@pytest.mark.django_db
+def test_a_stage_that_skipped_takes_no_part_in_the_combination(sent, library,
+                                                               django_capture_on_commit_callbacks):
+    from radreview.jobs.stages import combine
+
+    study = factories.make_study(has_prior=True)
+    factories.make_report(study, REPORT, with_sentences=False)
+    run_pipeline(study, sent, django_capture_on_commit_callbacks)
+    Job.objects.create(study=study, stage="vrag", order=9, state=Job.State.DONE,
+                       result={"skipped": "the image memory is empty"})
+    Job.objects.create(study=study, stage="radflag", order=8, state=Job.State.DONE, result={})
+    inputs = combine.load(study.jobs.get(stage="combine"))
+    assert set(inputs.rows) == {"correction", "judge", "radflag"}  # no vrag, no comparative
