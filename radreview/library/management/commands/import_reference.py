@@ -51,12 +51,16 @@ class Command(BaseCommand):
             f"library); the library holds {result.library_size} reports.")
 
     def _progress_bar(self):
+        """A progress callback whose bar appears with the first progress (not before a
+        download that may fail)."""
         from tqdm import tqdm
 
-        self._bar = tqdm(total=100, unit="%", desc="Embedding", file=self.stderr._out,
-                         disable=self.verbosity < 1, leave=False)
+        self._bar = None
 
         def progress(fraction: float, note: str = "") -> None:
+            if self._bar is None:
+                self._bar = tqdm(total=100, unit="%", desc="Embedding", file=self.stderr._out,
+                                 disable=self.verbosity < 1, leave=False)
             self._bar.n = round(100 * max(0.0, min(1.0, fraction)))
             self._bar.set_postfix_str(note, refresh=False)
             self._bar.refresh()
