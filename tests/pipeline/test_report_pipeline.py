@@ -24,7 +24,8 @@ def test_uploaded_report_is_split_into_sentences_by_the_worker(celery_worker, ap
         message="the study to finish", timeout=120, details=celery_worker.log,
     )
     assert study.status == Study.Status.READY, celery_worker.log()
-    assert [job.state for job in study.jobs.all()] == [Job.State.DONE]
+    assert [job.stage for job in study.jobs.all()][:1] == ["parse_report"]
+    assert all(job.state == Job.State.DONE for job in study.jobs.all())
 
     body = api_client.get(f"/api/studies/{study_id}/").json()
     sentences = body["reports"][0]["sentences"]

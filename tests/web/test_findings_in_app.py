@@ -40,7 +40,7 @@ def test_the_study_page_shows_each_sentences_findings_on_demand(radiologist_clie
     services.plan_jobs(study, StudyInputs(has_images=False, has_report=True))
     with django_capture_on_commit_callbacks(execute=True):
         services.start_next(study)
-    runner.run_job(study.jobs.get().pk)
+    runner.run_job(study.jobs.get(stage="parse_report").pk)
 
     page = radiologist_client.get(f"/studies/{study.pk}/").content.decode()
     assert "<details class=\"findings\">" in page

@@ -23,13 +23,21 @@ def sent(monkeypatch):
     return messages
 
 
-def report_study(django_capture_on_commit_callbacks) -> tuple[Study, Job]:
+def report_study(django_capture_on_commit_callbacks, with_report: bool = True) -> tuple[Study, Job]:
+    """A report-only study whose first stage (parse_report) is queued; returns that job."""
     study = factories.make_study()
-    factories.make_report(study, REPORT, with_sentences=False)
+    if with_report:
+        factories.make_report(study, REPORT, with_sentences=False)
     services.plan_jobs(study, StudyInputs(has_images=False, has_report=True))
     with django_capture_on_commit_callbacks(execute=True):
         services.start_next(study)
-    return study, study.jobs.get()
+    return study, study.jobs.get(stage="parse_report")
+
+
+def run_queued(study: Study) -> None:
+    """What workers do: run the study's queued jobs, one after the other, until none is left."""
+    while job := study.jobs.filter(state=Job.State.QUEUED).order_by("order").first():
+        runner.run_job(job.pk)
 
 
 @pytest.mark.django_db
@@ -56,9 +64,12 @@ def test_a_run_stores_sentences_marks_done_and_the_study_ready(sent, django_capt
     study, job = report_study(django_capture_on_commit_callbacks)
     runner.run_job(job.pk)
     job.refresh_from_db()
-    study.refresh_from_db()
     assert job.state == Job.State.DONE and job.attempts == 1 and job.progress == 1.0
+    assert study.jobs.get(order=job.order + 1).state == Job.State.QUEUED  # the next stage
+    run_queued(study)
+    study.refresh_from_db()
     assert study.status == Study.Status.READY
+    assert all(later.state == Job.State.DONE for later in study.jobs.all())
     report = study.reports.get(kind=Report.Kind.UPLOADED)
     texts = list(report.sentences.values_list("text", flat=True))
     assert texts == ["Heart size is normal.", "No pleural effusion.", "No acute disease."]
@@ -67,7 +78,7 @@ def test_a_run_stores_sentences_marks_done_and_the_study_ready(sent, django_capt
     assert {"observation": "pleural effusion", "status": "absent"}.items() <= effusion.findings[0].items()
     for sentence in report.sentences.all():
         assert report.text[sentence.start:sentence.end] == sentence.text
-    assert AuditEvent.objects.filter(action="stage_done", study=study).count() == 1
+    assert AuditEvent.objects.filter(action="stage_done", study=study).count() == study.jobs.count()
 
 
 @pytest.mark.django_db
@@ -76,7 +87,7 @@ def test_a_duplicate_message_after_completion_changes_nothing(sent, django_captu
     runner.run_job(job.pk)
     runner.run_job(job.pk)
     assert study.reports.get().sentences.count() == 3
-    assert AuditEvent.objects.filter(action="stage_done", study=study).count() == 1
+    assert AuditEvent.objects.filter(action="stage_done", study=study, detail__stage="parse_report").count() == 1
 
 
 @pytest.mark.django_db
@@ -94,11 +105,7 @@ def test_a_run_whose_claim_was_taken_over_is_not_stored(sent, django_capture_on_
 
 @pytest.mark.django_db
 def test_a_failing_stage_records_its_error_and_stops_the_pipeline(sent, django_capture_on_commit_callbacks):
-    study = factories.make_study()
-    services.plan_jobs(study, StudyInputs(has_images=False, has_report=True))
-    with django_capture_on_commit_callbacks(execute=True):
-        services.start_next(study)
-    job = study.jobs.get()
+    study, job = report_study(django_capture_on_commit_callbacks, with_report=False)
     runner.run_job(job.pk)  # no report row: loading the stage's input fails
     job.refresh_from_db()
     study.refresh_from_db()
@@ -106,21 +113,18 @@ def test_a_failing_stage_records_its_error_and_stops_the_pipeline(sent, django_c
     assert job.error == "This study has no report: none was uploaded and none was generated."
     assert "Traceback" in job.error_detail
     assert study.status == Study.Status.FAILED
+    assert study.jobs.exclude(pk=job.pk).filter(state=Job.State.PENDING).count() == study.jobs.count() - 1
     assert AuditEvent.objects.filter(action="stage_failed", study=study).exists()
 
 
 @pytest.mark.django_db
 def test_a_failed_job_can_be_retried(sent, django_capture_on_commit_callbacks, radiologist):
-    study = factories.make_study()
-    services.plan_jobs(study, StudyInputs(has_images=False, has_report=True))
-    with django_capture_on_commit_callbacks(execute=True):
-        services.start_next(study)
-    job = study.jobs.get()
+    study, job = report_study(django_capture_on_commit_callbacks, with_report=False)
     runner.run_job(job.pk)
     factories.make_report(study, REPORT, with_sentences=False)  # the missing input arrives
     with django_capture_on_commit_callbacks(execute=True):
         services.retry(Job.objects.get(pk=job.pk), actor=radiologist)
-    runner.run_job(job.pk)
+    run_queued(study)
     assert Job.objects.get(pk=job.pk).state == Job.State.DONE
     assert Study.objects.get(pk=study.pk).status == Study.Status.READY
 

@@ -10,6 +10,7 @@ from radreview.audit.models import AuditEvent
 from radreview.jobs.models import Job
 from radreview.studies.models import Image, Report, Study
 from tests.support import dicom_factory as dicom
+from workers.pipeline import StudyInputs, plan
 
 REPORT = "FINDINGS: Heart size is normal. Lungs are clear.\nIMPRESSION: No acute disease."
 
@@ -97,7 +98,9 @@ def test_report_only_through_the_api(api_client):
     response = upload_api(api_client, report_text=REPORT)
     assert response.status_code == 201
     study = Study.objects.get(pk=response.json()["studies"][0]["id"])
-    assert [job["stage"] for job in response.json()["studies"][0]["jobs"]] == ["parse_report"]
+    expected = [stage.name for stage in plan(StudyInputs(has_images=False, has_report=True))]
+    assert [job["stage"] for job in response.json()["studies"][0]["jobs"]] == expected
+    assert expected[0] == "parse_report" and "ingest" not in expected
     assert study.reports.get().source == "upload"
 
 
