@@ -267,7 +267,7 @@ JOB_MAX_ATTEMPTS = env_int("RADREVIEW_JOB_MAX_ATTEMPTS", 3)
 # --- Reference libraries -------------------------------------------------------------------
 
 # FAISS indexes of the reference library (text reports, images) live here.
-INDEX_DIR = DATA_DIR / "indexes"
+INDEX_DIR = Path(os.environ.get("RADREVIEW_INDEX_DIR", DATA_DIR / "indexes")).resolve()
 HNSW_M = env_int("RADREVIEW_HNSW_M", 32)
 HNSW_EF_CONSTRUCTION = env_int("RADREVIEW_HNSW_EF_CONSTRUCTION", 200)
 HNSW_EF_SEARCH = env_int("RADREVIEW_HNSW_EF_SEARCH", 128)

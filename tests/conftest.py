@@ -12,8 +12,10 @@ from . import factories
 
 @pytest.fixture(autouse=True)
 def media_root(settings, tmp_path):
-    """Each test writes uploads and previews to its own folder."""
+    """Each test writes uploads, previews and library indexes to its own folders (workers
+    started by the test get the same folders through the environment)."""
     settings.MEDIA_ROOT = tmp_path / "media"
+    settings.INDEX_DIR = tmp_path / "indexes"
     return settings.MEDIA_ROOT
 
 

@@ -42,7 +42,7 @@ from workers.imagememory import (ImageMemory, ImageMemoryError, LibraryImage, Li
                                  add_to_memory, memory_lock)
 from workers.pipeline import Progress, no_progress
 
-from . import image_memory
+from . import image_memory, text_library
 from .models import ReferenceImage, ReferenceStudy
 
 logger = logging.getLogger(__name__)
@@ -386,6 +386,8 @@ def run_import(images_dir: str | Path, reports_file: str | Path, *, source: str 
             progress(min(0.99, done / total), f"{done} of {total} files")
         flush()
         summary.memory_images = len(memory)
+    # The new studies' reports also serve the text detectors' external retrieval.
+    text_library.sync_index()
     logger.info("reference image import (source %s): %d images added, %d refused",
                 source, summary.images_added, len(summary.refused))
     progress(1.0, f"{summary.images_added} images imported")

@@ -4,7 +4,6 @@ with the built-in retrieval generator), RadFlag support, V-RAG detections, an RA
 the retrieved neighbours on its page."""
 from __future__ import annotations
 
-import shutil
 
 import numpy as np
 import pytest
@@ -19,19 +18,8 @@ from tests.support import dicom_factory as dicom
 from tests.support.worker import wait_for
 from tests.web.images.library_files import folder_per_study
 from tests.workers.imagememory.library_factory import phantom
-from workers.imagememory import memory_dir
 
 pytestmark = [pytest.mark.pipeline]
-
-
-@pytest.fixture
-def shared_index_dir():
-    """The worker reads the image memory under the data folder's INDEX_DIR, as in production:
-    start and end the test with none there."""
-    folder = memory_dir(settings.INDEX_DIR)
-    shutil.rmtree(folder, ignore_errors=True)
-    yield settings.INDEX_DIR
-    shutil.rmtree(folder, ignore_errors=True)
 
 
 def blended_views(first: int, second: int) -> list[tuple[str, np.ndarray]]:
@@ -47,7 +35,7 @@ def blended_views(first: int, second: int) -> list[tuple[str, np.ndarray]]:
 
 
 def test_a_dicom_study_without_a_report_is_drafted_and_audited_from_the_library(
-        shared_index_dir, celery_worker, api_client, tmp_path):
+        celery_worker, api_client, tmp_path):
     images, reports = folder_per_study(tmp_path, n=10)
     summary = image_import.run_import(images, reports)
     assert summary.images_added == 20 and not summary.refused

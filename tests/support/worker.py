@@ -37,7 +37,7 @@ class WorkerProcess:
 
     def start(self, timeout: float = 60.0) -> None:
         env = dict(os.environ, DATABASE_URL=test_database_url(), PYTHONUNBUFFERED="1",
-                   RADREVIEW_MEDIA_ROOT=str(settings.MEDIA_ROOT))
+                   RADREVIEW_MEDIA_ROOT=str(settings.MEDIA_ROOT), RADREVIEW_INDEX_DIR=str(settings.INDEX_DIR))
         self._log = self.log_path.open("wb")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "celery", "-A", "radreview", "worker", "--pool", "solo",

@@ -141,3 +141,13 @@ def test_switching_encoders_needs_a_rebuild(tmp_path, capsys):
 def test_rebuild_without_images_says_what_to_do():
     with pytest.raises(CommandError, match="import_reference --images DIR --reports FILE"):
         call_command("rebuild_image_index")
+
+
+def test_imported_reports_join_the_text_library_too(tmp_path):
+    from radreview.library import text_library
+    from workers.retrieval.index import VectorIndex
+
+    images, reports = folder_per_study(tmp_path, n=2)
+    image_import.run_import(images, reports)
+    indexed = set(VectorIndex.load(text_library.index_path()).ids().tolist())
+    assert indexed == set(ReferenceStudy.objects.values_list("pk", flat=True))
