@@ -1,18 +1,11 @@
 from django.contrib import admin
 
+from radreview.readonly_admin import ReadOnlyAdmin
+
 from .models import AuditEvent
 
 
 @admin.register(AuditEvent)
-class AuditEventAdmin(admin.ModelAdmin):
+class AuditEventAdmin(ReadOnlyAdmin):
     list_display = ("created_at", "action", "actor", "study")
     list_filter = ("action",)
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False

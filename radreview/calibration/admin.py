@@ -2,18 +2,9 @@
 edited; activation is an append-only log."""
 from django.contrib import admin
 
+from radreview.readonly_admin import ReadOnlyAdmin
+
 from .models import Activation, Calibration, StudyRadFlag
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(Calibration)

@@ -14,6 +14,7 @@ from django.urls import path, reverse
 from radreview.accounts.permissions import require_site_admin
 from radreview.jobs import services as jobs
 from radreview.jobs.models import Job
+from radreview.readonly_admin import ReadOnlyAdmin
 from workers.pipeline import queue_for
 
 from . import text_library, text_stage
@@ -93,7 +94,7 @@ class ReferenceStudyAdmin(admin.ModelAdmin):
 
 
 @admin.register(ReferenceImage)
-class ReferenceImageAdmin(admin.ModelAdmin):
+class ReferenceImageAdmin(ReadOnlyAdmin):
     """Reference images (docs/images.md): imported, embedded and rebuilt from the image-memory
     page (/site/library/), which this list links to; rows are read-only here."""
 
@@ -102,9 +103,3 @@ class ReferenceImageAdmin(admin.ModelAdmin):
     search_fields = ("study__external_id", "original_name", "sha256")
     readonly_fields = [field.name for field in ReferenceImage._meta.fields]
     change_list_template = "library/admin_images_change_list.html"
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False

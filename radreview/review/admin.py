@@ -5,18 +5,9 @@ on. None of them can be added, edited or deleted here, by anyone.
 """
 from django.contrib import admin
 
+from radreview.readonly_admin import ReadOnlyAdmin
+
 from .models import Decision, Detection, SignOff
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(Detection)
