@@ -18,7 +18,9 @@ ensure_venv() {
   want=$(sha256sum requirements.txt | cut -d' ' -f1)
   if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     say "Installing the pinned requirements (the first time downloads about 3 GB)"
-    "$VENV/bin/pip" install --disable-pip-version-check -q -r requirements.txt
+    # Some machines list package mirrors that are absent; pip warns about each, for each package.
+    "$VENV/bin/pip" install --disable-pip-version-check -q -r requirements.txt \
+      2> >(grep -v "is ignored: it is neither a file nor a directory" >&2)
     echo "$want" > "$stamp"
   fi
 }
