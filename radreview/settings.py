@@ -364,6 +364,7 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": os.environ.get("RADREVIEW_LOG_LEVEL", "INFO")},
     "loggers": {
         "PyRuSH": {"level": "WARNING"},
+        "faiss.loader": {"level": "WARNING"},  # lists every CPU variant it tries
         "django.request": {"level": "ERROR"},
     },
 }

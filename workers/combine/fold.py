@@ -10,9 +10,10 @@ examined s::
     unaligned new (b):       (1 − w)·b (interpolated with the running combination's zero)
 
 so a detection every detector makes with confidence c keeps c, and one made by a single
-detector ends at c·v/ΣV. A detector's *scope* is the set of sentences it examines (the
-comparative detector examines only sentences with comparative wording): where it did not
-look, its silence is no vote and discounts nothing.
+detector ends at c·v/ΣV. A detector's *scope* is the set of sentences it examined (those it
+was given, plus those it flagged): where it did not look, its silence is no vote and discounts
+nothing. A *single-purpose* detector (the comparative one looks for comparison wording only)
+has no scope at all: its silence says nothing against what the others found.
 
 Alignment (workers.combine.align) needs the explanations' embeddings only where both sides
 have a detection on the same sentence, so only those explanations are embedded.
@@ -33,11 +34,13 @@ Embed = Callable[[list[str]], np.ndarray]
 
 @dataclass(frozen=True)
 class DetectorOutput:
-    """One detector's raw detections; ``scope``: the sentences it examined (None = all)."""
+    """One detector's raw detections; ``scope``: the sentences it examined (None = all);
+    ``single_purpose``: it looks for one kind of error only, so its silence is never a vote."""
 
     detector: str
     detections: list[Detection]
     scope: frozenset[int] | None = None
+    single_purpose: bool = False
 
 
 @dataclass
@@ -141,8 +144,11 @@ def fold(outputs: list[DetectorOutput], config: CombinationConfig, embed: Embed,
     examined: dict[int, float] = {}
     for name in config.ordered(taking_part):
         output = taking_part[name]
-        scope = (everywhere if output.scope is None else output.scope) | {
-            d.sentence_index for d in output.detections}
+        if output.single_purpose:
+            scope = frozenset()
+        else:
+            scope = (everywhere if output.scope is None else output.scope) | {
+                d.sentence_index for d in output.detections}
         fold_step(running, name, output.detections, scope, config.weight(name), examined,
                   config.similarity_threshold, embed)
     running.sort(key=lambda c: (c.sentence_index, -c.confidence))

@@ -32,8 +32,8 @@ class TextAudit:
         outputs = [DetectorOutput("correction", self.correction.detections),
                    DetectorOutput("judge", self.judge)]
         if self.context.has_prior is False:
-            outputs.append(DetectorOutput("comparative", self.comparative,
-                                          comparative.scope(self.context)))
+            # it looks for comparison wording only: its silence is no vote on other errors
+            outputs.append(DetectorOutput("comparative", self.comparative, single_purpose=True))
         return outputs
 
 

@@ -20,9 +20,9 @@ STRONG = 0.85
 WEAK = 0.35
 
 
-def scope(ctx: ReportContext) -> frozenset[int]:
-    """The sentences the detector examines: those with comparative wording (none when the
-    study has a prior exam or nobody knows)."""
+def compared_sentences(ctx: ReportContext) -> frozenset[int]:
+    """The sentences with comparative wording (none when the study has a prior exam or nobody
+    knows)."""
     if ctx.has_prior is not False:
         return frozenset()
     return frozenset(i for i in ctx.image_sentences if find_comparisons(ctx.sentence(i).text))
@@ -33,7 +33,7 @@ def detect(ctx: ReportContext) -> list[Detection]:
     if ctx.has_prior is not False:
         return []
     detections = []
-    for i in sorted(scope(ctx)):
+    for i in sorted(compared_sentences(ctx)):
         sentence = ctx.sentence(i)
         terms = list(dict.fromkeys(term for _, _, term in find_comparisons(sentence.text)))
         strong = comparison_cue(sentence.text.lower()) is not None

@@ -52,12 +52,8 @@ def load(job) -> CombineInputs:
     return CombineInputs(combination_config(), sentences, rows, bool(study.has_prior))
 
 
-def _scope(detector: str, inputs: CombineInputs):
-    if detector != "comparative":
-        return None
-    from workers.nlp import find_comparisons
-
-    return frozenset(i for i, text in inputs.sentences.items() if find_comparisons(text))
+# Detectors that look for one kind of error only: their silence is no vote on other errors.
+SINGLE_PURPOSE = {"comparative"}
 
 
 def compute(inputs: CombineInputs, progress):
@@ -67,7 +63,7 @@ def compute(inputs: CombineInputs, progress):
     from workers.combine import combine
     from workers.library.vectors import SentenceVectors
 
-    outputs = [DetectorOutput(name, [d for _, d in found], _scope(name, inputs))
+    outputs = [DetectorOutput(name, [d for _, d in found], single_purpose=name in SINGLE_PURPOSE)
                for name, found in inputs.rows.items()]
     embed = SentenceVectors(registry.text_embedder()).embed
     results = combine(outputs, inputs.config, embed, inputs.sentences)

@@ -66,6 +66,18 @@ def test_a_detector_is_no_vote_outside_its_scope():
     }
 
 
+def test_a_single_purpose_detector_discounts_nothing():
+    # The judge finds a side conflict where the comparative detector finds comparison wording:
+    # the comparative detector's silence about sides is no vote against the judge.
+    outputs = [DetectorOutput("judge", [det(1, 0.6, "cirrhosis")]),
+               DetectorOutput("comparative", [det(1, 0.8, "prior")], single_purpose=True)]
+    items = fold(outputs, config(judge=1, comparative=1), embed, [0, 1])
+    assert by_sentence(items) == {
+        (1, ("judge",)): 0.6,                 # kept whole
+        (1, ("comparative",)): 0.5 * 0.8,     # a claim only one of two detectors makes
+    }
+
+
 def test_dissimilar_explanations_are_not_merged():
     outputs = [DetectorOutput("a", [det(0, 0.8, "effusion")]),
                DetectorOutput("b", [det(0, 0.8, "other")])]  # cosine 0.6 < 0.8

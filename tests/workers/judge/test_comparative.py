@@ -18,6 +18,6 @@ def test_comparisons_are_flagged_only_when_the_study_has_no_prior():
     assert by_sentence[3].suggestion == ""  # nothing left once the comparison goes
 
 
-def test_scope_is_the_sentences_with_comparative_wording():
-    assert comparative.scope(ReportContext(REPORT, has_prior=False)) == {0, 2, 3}
-    assert comparative.scope(ReportContext(REPORT, has_prior=True)) == frozenset()
+def test_it_looks_at_the_sentences_with_comparative_wording_only_without_a_prior():
+    assert comparative.compared_sentences(ReportContext(REPORT, has_prior=False)) == {0, 2, 3}
+    assert comparative.compared_sentences(ReportContext(REPORT, has_prior=True)) == frozenset()
