@@ -72,6 +72,14 @@ def test_bad_decisions_get_400_with_a_reason(api_client):
                            format="json").status_code == 404
 
 
+def test_a_malformed_json_body_gets_400_and_records_nothing(api_client):
+    study = rf.make_review_study()
+    response = api_client.post(f"{base(study)}/decisions/", '{"action": "accept", "sentence": ',
+                               content_type="application/json")
+    assert response.status_code == 400 and "JSON parse error" in response.json()["detail"]
+    assert Decision.objects.count() == 0
+
+
 def test_undo_sign_list_and_export_every_format(api_client):
     study = rf.make_review_study()
     version = 0
