@@ -164,6 +164,11 @@ def _failure(exc: services.ReviewError) -> Response:
     return Response({"detail": exc.message}, status=status.HTTP_400_BAD_REQUEST)
 
 
+def _decision_made(outcome: services.Outcome) -> Response:
+    return Response({"decision": DecisionSerializer(outcome.decision).data, "version": outcome.version},
+                    status=status.HTTP_201_CREATED)
+
+
 class ReviewBase(APIView):
     permission_classes = [ReadOrRadiologist]
 
@@ -213,8 +218,7 @@ class DecisionsView(ReviewBase):
                                       text=data.get("text"))
         except services.ReviewError as exc:
             return _failure(exc)
-        return Response({"decision": DecisionSerializer(outcome.decision).data, "version": outcome.version},
-                        status=status.HTTP_201_CREATED)
+        return _decision_made(outcome)
 
 
 class UndoView(ReviewBase):
@@ -232,8 +236,7 @@ class UndoView(ReviewBase):
             outcome = services.undo_last(study, request.user, version=body.validated_data["version"])
         except services.ReviewError as exc:
             return _failure(exc)
-        return Response({"decision": DecisionSerializer(outcome.decision).data, "version": outcome.version},
-                        status=status.HTTP_201_CREATED)
+        return _decision_made(outcome)
 
 
 class SignOffsView(ReviewBase):

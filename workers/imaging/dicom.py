@@ -53,7 +53,7 @@ from .errors import (
 )
 from .metadata import DicomMetadata, extract_metadata, uid_name
 from .sniff import SNIFF_BYTES, describe_unknown, detect_kind, is_bare_dicom
-from .source import MAX_PIXELS, Source, read_source
+from .source import MAX_PIXELS, PixelGrid, Source, read_source
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +67,7 @@ _UNDEFINED_LENGTH = 0xFFFFFFFF
 
 
 @dataclass(eq=False)
-class DicomImage:
+class DicomImage(PixelGrid):
     """A decoded DICOM radiograph.
 
     ``pixels``: float32 in [0, 1], bright = dense, after modality LUT, VOI and inversion.
@@ -85,14 +85,6 @@ class DicomImage:
     invert: bool
     voi: str
     decoder: str
-
-    @property
-    def rows(self) -> int:
-        return int(self.pixels.shape[0])
-
-    @property
-    def columns(self) -> int:
-        return int(self.pixels.shape[1])
 
 
 def read_dicom(source: Source) -> DicomImage:

@@ -25,14 +25,14 @@ from PIL import Image, ImageOps
 from .display import linear_window, percentile_window
 from .errors import ImagingError, MalformedImage, NotAnImage, UnsupportedImage
 from .sniff import SNIFF_BYTES, describe_unknown, detect_kind
-from .source import MAX_PIXELS, Source, read_source
+from .source import MAX_PIXELS, PixelGrid, Source, read_source
 
 _FORMATS = {"PNG": "png", "JPEG": "jpeg", "MPO": "jpeg"}  # MPO: a camera JPEG with extras
 _HIGH_DEPTH_MODES = ("I;16", "I;16B", "I;16L", "I;16N", "I", "F")
 
 
 @dataclass(eq=False)
-class RasterImage:
+class RasterImage(PixelGrid):
     """A decoded PNG/JPEG image.
 
     ``pixels``: float32 in [0, 1], bright = dense for a normally exported radiograph.
@@ -51,14 +51,6 @@ class RasterImage:
     mode: str
     bit_depth: int
     was_colour: bool
-
-    @property
-    def rows(self) -> int:
-        return int(self.pixels.shape[0])
-
-    @property
-    def columns(self) -> int:
-        return int(self.pixels.shape[1])
 
 
 def read_raster(source: Source) -> RasterImage:

@@ -3,7 +3,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import BinaryIO, Union
+from typing import TYPE_CHECKING, BinaryIO, Union
+
+if TYPE_CHECKING:
+    import numpy as np
 
 Source = Union[bytes, bytearray, memoryview, str, os.PathLike, BinaryIO]
 
@@ -28,3 +31,17 @@ def read_source(source: Source) -> bytes:
             raise TypeError("the stream must be opened in binary mode")
         return bytes(data)
     raise TypeError(f"cannot read an image from a {type(source).__name__}")
+
+
+class PixelGrid:
+    """Rows and columns of a decoded image, read from its ``pixels`` array (rows × columns)."""
+
+    pixels: np.ndarray
+
+    @property
+    def rows(self) -> int:
+        return int(self.pixels.shape[0])
+
+    @property
+    def columns(self) -> int:
+        return int(self.pixels.shape[1])
