@@ -412,14 +412,13 @@ def make_malformed_dicom(kind: str = "truncated", **options: Any) -> bytes:
     return dataset_bytes(ds)
 
 
-def make_unsupported_transfer_syntax_dicom(transfer_syntax: str = MPEG4HP41) -> bytes:
-    """A video DICOM declaring MPEG-4 AVC/H.264 (by default) with dummy encapsulated data."""
+def _test_patient_dataset(sop_class: str, transfer_syntax: str, *, modality: str) -> Dataset:
+    """A dataset of a fixed test patient in a new study, for the non-radiograph files."""
     sop_uid = generate_uid()
-    sop_class = "1.2.840.10008.5.1.4.1.1.77.1.4.1"  # Video Photographic Image Storage
     ds = Dataset()
     ds.file_meta = _file_meta(sop_class, sop_uid, transfer_syntax)
     ds.SOPClassUID = sop_class
-    ds.Modality = "XC"
+    ds.Modality = modality
     _patient_and_study(
         ds,
         patient_name="Test^Patient",
@@ -433,6 +432,13 @@ def make_unsupported_transfer_syntax_dicom(transfer_syntax: str = MPEG4HP41) -> 
         study_date="20240131",
         accession="ACC-0001",
     )
+    return ds
+
+
+def make_unsupported_transfer_syntax_dicom(transfer_syntax: str = MPEG4HP41) -> bytes:
+    """A video DICOM declaring MPEG-4 AVC/H.264 (by default) with dummy encapsulated data."""
+    video = "1.2.840.10008.5.1.4.1.1.77.1.4.1"  # Video Photographic Image Storage
+    ds = _test_patient_dataset(video, transfer_syntax, modality="XC")
     ds.SamplesPerPixel = 3
     ds.PhotometricInterpretation = "YBR_PARTIAL_420"
     ds.PlanarConfiguration = 0
@@ -456,24 +462,7 @@ def make_unsupported_transfer_syntax_dicom(transfer_syntax: str = MPEG4HP41) -> 
 
 def make_sr_dicom(text: str = "No acute cardiopulmonary abnormality.") -> bytes:
     """A Basic Text Structured Report: a valid DICOM file with no image."""
-    sop_uid = generate_uid()
-    ds = Dataset()
-    ds.file_meta = _file_meta(BasicTextSRStorage, sop_uid, ExplicitVRLittleEndian)
-    ds.SOPClassUID = BasicTextSRStorage
-    ds.Modality = "SR"
-    _patient_and_study(
-        ds,
-        patient_name="Test^Patient",
-        patient_id="PID-0001",
-        birth_date="19600101",
-        sex="F",
-        age="064Y",
-        study_uid=generate_uid(),
-        series_uid=generate_uid(),
-        sop_uid=sop_uid,
-        study_date="20240131",
-        accession="ACC-0001",
-    )
+    ds = _test_patient_dataset(BasicTextSRStorage, ExplicitVRLittleEndian, modality="SR")
     ds.ValueType = "CONTAINER"
     ds.ContinuityOfContent = "SEPARATE"
     ds.CompletionFlag = "COMPLETE"
