@@ -51,18 +51,6 @@ def _roles():
             "llm": registry.llm(), "embedder": registry.text_embedder()}
 
 
-def add_studies(study_ids, progress: Progress = no_progress, memory: ImageMemory | None = None
-                ) -> int:
-    """Embed the images of these studies that the memory lacks, and save it."""
-    studies = library_studies(ReferenceStudy.objects.filter(pk__in=list(study_ids)))
-    with memory_lock(directory()):
-        memory = ImageMemory.open(directory(), **options())
-        added = add_to_memory(memory, studies, media_root=settings.MEDIA_ROOT,
-                              progress=progress, **_roles())
-        memory.save()
-    return added
-
-
 def rebuild(progress: Progress = no_progress, batch: int = 500) -> ImageMemory:
     """A new memory of every reference image, with the encoder and roles configured now."""
     roles = _roles()

@@ -226,10 +226,6 @@ class BackendSpec:
         return f"{self.kind}:{self.display_location}{query}"
 
 
-def builtin_spec(role: str) -> BackendSpec:
-    return BackendSpec(role=role, kind=BUILTIN)
-
-
 def parse_spec(role: str, text: str) -> BackendSpec:
     """Parse one role's setting. Raises BackendConfigError naming the setting."""
     if role not in ROLES:

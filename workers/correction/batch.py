@@ -131,12 +131,6 @@ def output_line(record: dict, audit: TextAudit, config: CombinationConfig, embed
     return line
 
 
-def audit_record(record: dict, *, library: TextLibrary | None, config: CombinationConfig,
-                 embed, llm=None, extractor=None, k: int = DEFAULT_NEIGHBOURS) -> dict:
-    """The output line of one input record."""
-    return output_line(record, _audit(record, library, llm, extractor, k), config, embed)
-
-
 def audit_records(records: Iterable[dict], *, library: TextLibrary | None,
                   config: CombinationConfig, embed, llm=None, extractor=None,
                   k: int = DEFAULT_NEIGHBOURS, progress: Progress | None = None,

@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-import numpy as np
 
 from workers.library.stats import LibraryStats
 from workers.library.vectors import SentenceVectors, report_sentences, report_vectors
@@ -130,6 +129,3 @@ class TextLibrary:
                     break
             found.append(chosen)
         return found
-
-    def vector_of(self, text: str) -> np.ndarray:
-        return report_vectors([text], self.sentence_vectors)[0]
