@@ -47,7 +47,17 @@ RULE_OUT_OF_DOMAIN = "out_of_domain"
 UNSUPPORTED = "unsupported_by_library"
 RULES = (CONTRADICTION, LATERALITY, IMPRESSION_VS_FINDINGS, RULE_OUT_OF_DOMAIN, UNSUPPORTED)
 
-_EXCEPTION_RE = re.compile(r"\b(?:otherwise|except|apart from|aside from|other than|besides)\b",
+_EXCEPTION_RE = re.compile(r"\b(?:otherwise|except|apart from|aside from|other than|besides|"
+                           r"remainder|rest of|elsewhere)\b", re.IGNORECASE)
+# A denial of "other", "additional" or "further" findings leaves room for the one the report
+# names; so does a redacted word there ("No XXXX focal consolidation": de-identification often
+# swallows "other").
+_OTHER_THAN_NAMED_RE = re.compile(r"\b(?:other|additional|further|remaining|new|xxxx)\b",
+                                  re.IGNORECASE)
+# "No focal airspace disease" does not deny patchy, streaky or band-like opacity.
+_FOCAL_RE = re.compile(r"\bfocal\b", re.IGNORECASE)
+_NOT_FOCAL_RE = re.compile(r"\b(?:patchy|streaky|band-?like|linear|reticular\w*|diffuse|"
+                           r"interstitial|plate-?like|discoid|subsegmental|hazy|scattered)\b",
                            re.IGNORECASE)
 _SIDES = ("left", "right")
 # Acute findings a normal summary ("lungs are clear", "no acute cardiopulmonary abnormality")
@@ -119,6 +129,13 @@ def _more_suspect(ctx: ReportContext, first: tuple[int, Finding], second: tuple[
     return (first, second) if first[1].status != ABSENT else (second, first)
 
 
+def _denial_qualifiers(before: str) -> str:
+    """The words between the last denial cue and the finding it denies ("no other focal
+    consolidation" -> " other focal "); empty when no cue stands before the finding."""
+    cues = list(_DENIAL_RE.finditer(before))
+    return before[cues[-1].end():] if cues else ""
+
+
 def _conflicts(present: Finding, absent: Finding, same_sentence: bool, ctx: ReportContext,
                present_index: int) -> bool:
     """Whether ``absent`` denies ``present``. Across sentences the observation must be the
@@ -142,6 +159,12 @@ def _conflicts(present: Finding, absent: Finding, same_sentence: bool, ctx: Repo
         return False
     sentence = ctx.sentence(present_index).text
     denial = ctx.sentence(absent.sentence_index).text
+    if not absent.implied:
+        qualifiers = _denial_qualifiers(denial[:absent.start - ctx.sentence(absent.sentence_index).start])
+        if _OTHER_THAN_NAMED_RE.search(qualifiers):
+            return False  # "no other focal consolidation" beside the one named
+        if _FOCAL_RE.search(qualifiers) and _NOT_FOCAL_RE.search(sentence):
+            return False  # "no focal airspace disease" beside a patchy opacity
     if not absent.implied and _ACUTE_QUALIFIER_RE.search(denial) and _CHRONIC_RE.search(sentence):
         return False  # "no acute fracture" does not deny a healed one
     if present.observation == "opacity" and any(

@@ -40,7 +40,8 @@ RADIOLOGY_RULES: tuple[tuple[str, str, str, int | None], ...] = (
         "no large", "no acute", "no new", "no focal", "there is no", "there are no",
         "nor", "neither", "rather than", "resolution of", "interval resolution of",
         "removal of", "interval removal of", "fails to demonstrate", "no longer",
-        "not demonstrate", "does not demonstrate", "no residual", "negative")),
+        "not demonstrate", "does not demonstrate", "no residual", "negative",
+        "does not appear to be", "do not appear to be", "does not appear to represent")),
     ("not", NEGATED, "FORWARD", 4),
     # negation, backward: the finding comes first
     *((w, NEGATED, "BACKWARD", None) for w in (
@@ -54,7 +55,7 @@ RADIOLOGY_RULES: tuple[tuple[str, str, str, int | None], ...] = (
         "has been removed", "have been removed", "removed", "is negative", "are negative",
         "ruled out", "has been excluded", "excluded", "not noted", "is not noted",
         "not apparent", "is not apparent", "not definitely seen", "not clearly seen",
-        "not well seen", ": none", "none")),
+        "not well seen", "not well-seen", "is not well-seen", ": none", "none")),
     *((w, NEGATED, "BACKWARD", 3) for w in (
         "within normal limits", "within limits of normal", "within the limits of normal",
         "within normal range", "within the normal range", "are normal", "is normal")),

@@ -30,8 +30,8 @@ from workers.nlp.sections import ParsedReport, Sentence, as_parsed
 from workers.nlp.vocabulary import (
     ACUTE_OBS, BONE_OBS, BORDERLINE_NORMAL_RE, CONCEPT_BY_GROUP, CONCEPT_BY_NAME, CONCEPT_RE,
     GLOBAL_BONE_PHRASE, GLOBAL_BONE_RE, GLOBAL_NORMAL_PHRASE, GLOBAL_NORMAL_RE, LATERALITY_RE,
-    LOCATION_NAMES, LOCATION_RE, LUNG_SITES, NON_LUNG_SITES, NORMAL_PREDICATE_RE, NORMAL_SUBJECTS,
-    NOT_NORMAL_RE, SEVERITY_RE, comparison_cue, severity_of,
+    LOCATION_NAMES, LOCATION_RE, LUNG_SITES, NON_LUNG_SITES, NORMAL_BUT_INTACT_RE,
+    NORMAL_PREDICATE_RE, NORMAL_SUBJECTS, NOT_NORMAL_RE, SEVERITY_RE, comparison_cue, severity_of,
 )
 from workers.types import Harm
 
@@ -207,7 +207,10 @@ def _normal_findings(sentence: Sentence, lower: str, mentioned: set[str],
     if b:
         add(BONE_OBS, b, GLOBAL_BONE_PHRASE)
     if NORMAL_PREDICATE_RE.search(lower) and not NOT_NORMAL_RE.search(lower):
+        only_intact = not NORMAL_BUT_INTACT_RE.search(lower)
         for subject_re, observations, phrase in NORMAL_SUBJECTS:
+            if only_intact and observations != BONE_OBS:
+                continue
             s = subject_re.search(lower)
             if s:
                 add(observations, s, phrase)

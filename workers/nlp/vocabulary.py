@@ -674,27 +674,37 @@ BONE_OBS = ("fracture",)
 ACUTE_OBS = ("opacity", "consolidation", "pneumonia", "edema", "pleural effusion",
              "pneumothorax")
 VASCULAR_OBS = ("edema",)
+LUNG_VOLUME_OBS = ("hypoinflation", "hyperinflation")
 
 _NORMAL = (r"(?:normal|within normal limits|wnl|unremarkable|clear|negative|intact|"
            r"not enlarged|normal in size|of normal size|normal-sized|normal sized|"
            r"within the limits of normal|grossly normal|maintained|preserved|satisfactory|"
            r"well-?expanded|well aerated|normally (?:expanded|aerated|inflated))")
 NORMAL_PREDICATE_RE = re.compile(r"\b" + _NORMAL + r"\b")
+# "Intact" calls bones (and devices: "leads intact") normal, never a heart or a lung.
+NORMAL_BUT_INTACT_RE = re.compile(r"\b(?!intact\b)" + _NORMAL + r"\b")
 NOT_NORMAL_RE = re.compile(r"\bupper limits? of normal|top(?:-| )normal|high(?:-| )normal|"
                             r"\bnot (?:normal|clear|unremarkable|intact)|\bexcept\b|"
                             r"\bother than\b|\bbut\b|\bhowever\b|\babnormal")
 
 # Structure words -> (observations stated absent when the sentence calls them normal, the short
 # phrase that says so).
+# A structure word that only names a device, a view or a region is no subject of a normal
+# statement: "cardiac device ..., leads intact", "views of the chest", "chest wall".
+_NOT_A_SUBJECT = (r"(?! (?:device|monitor\w*|pacemaker|pacer|defibrillator|leads?|tubes?|wall|"
+                  r"ports?|catheters?|drains?|x-?rays?|radiographs?|films?|views?|volumes?)\b)")
 NORMAL_SUBJECTS = (
-    (re.compile(r"\b(?:heart|cardiac|cardio-?mediastinal|cardiomegaly)\b"), HEART_OBS,
-     "normal heart size"),
+    (re.compile(r"\b(?:heart|cardiac|cardio-?mediastinal|cardiomegaly)\b" + _NOT_A_SUBJECT),
+     HEART_OBS, "normal heart size"),
     (re.compile(r"\b(?:mediastin(?:um|al)|cardio-?mediastinal)\b"), MEDIASTINUM_OBS,
      "normal mediastinum"),
-    (re.compile(r"\b(?:lungs?|lung fields?|pulmonary parenchyma|parenchyma|lung parenchyma|"
-                r"chest|airspaces?|air spaces?)\b"), LUNG_OBS, "clear lungs"),
-    (re.compile(r"\b(?:pleura|pleural spaces?|pleural surfaces?|costophrenic (?:angles?|sulci)|"
-                r"sulci|chest)\b"), PLEURA_OBS, "clear pleural spaces"),
+    (re.compile(r"\b(?:(?:lungs?|lung fields?|pulmonary parenchyma|parenchyma|lung parenchyma|"
+                r"airspaces?|air spaces?)|(?<!of the )chest)\b" + _NOT_A_SUBJECT), LUNG_OBS,
+     "clear lungs"),
+    (re.compile(r"\b(?:(?:pleura|pleural spaces?|pleural surfaces?|costophrenic (?:angles?|sulci)|"
+                r"sulci)|(?<!of the )chest)\b" + _NOT_A_SUBJECT), PLEURA_OBS,
+     "clear pleural spaces"),
+    (re.compile(r"\blung volumes?\b"), LUNG_VOLUME_OBS, "normal lung volumes"),
     (re.compile(r"\b(?:bones?|bony|osseous|skeletal|skeleton|ribs?|thorax|bony thorax|"
                 r"visualized osseous|osseous structures)\b"), BONE_OBS, "intact bones"),
     (re.compile(r"\b(?:pulmonary vascular(?:ity)?|vasculature|vascularity|pulmonary vessels|"

@@ -128,6 +128,27 @@ def test_a_normal_summary_denies_only_acute_findings_and_is_never_the_suspect():
     assert contradictions(ctx(healed)) == []
 
 
+@pytest.mark.parametrize("report", [
+    # the remainder of the lungs: the summary leaves room for the finding
+    "FINDINGS: Right lower lobe consolidation. The remainder of the lungs appear clear.",
+    # a denial of other findings, or of a redacted word standing for "other"
+    "FINDINGS: Left basilar consolidation. No other focal consolidation.",
+    "FINDINGS: Left basilar consolidation. No XXXX focal consolidation or pneumothorax.",
+    # "no focal airspace disease" does not deny a patchy opacity
+    "FINDINGS: Patchy opacity at the right base. No focal airspace disease.",
+])
+def test_denials_that_leave_room_for_the_named_finding(report):
+    assert contradictions(ctx(report)) == []
+
+
+def test_a_plain_or_focal_denial_still_contradicts_a_finding():
+    [issue] = contradictions(ctx("FINDINGS: Left basilar consolidation. No focal consolidation."))
+    assert {issue.sentence, issue.related} == {0, 1}
+    redacted_word_elsewhere = ("FINDINGS: Blunted right costophrenic XXXX with pleural effusion. "
+                               "Mildly blunted right costophrenic XXXX without pleural effusion.")
+    assert len(contradictions(ctx(redacted_word_elsewhere))) == 1
+
+
 def test_advice_to_the_clinician_is_not_a_film_finding(library):
     report = "FINDINGS: The lungs are clear.\nIMPRESSION: Correlate for chest wall pain."
     assert out_of_domain(ctx(report, library)) == []

@@ -28,6 +28,8 @@ def status_of(text, observation):
     ("Interval resolution of the left effusion.", "pleural effusion", "absent"),
     ("Interval removal of the chest tube.", "chest tube", "absent"),
     ("There is not a pneumothorax.", "pneumothorax", "absent"),
+    ("Does not appear to be a hydropneumothorax or empyema.", "hydropneumothorax", "absent"),
+    ("The right upper lobe nodule is not well-seen today.", "nodule", "absent"),
     ("Neither effusion nor pneumothorax.", "pneumothorax", "absent"),
     # backward negation cues
     ("Pneumothorax is not seen.", "pneumothorax", "absent"),

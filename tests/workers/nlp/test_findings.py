@@ -145,6 +145,19 @@ def test_global_normals(text, absent):
     assert all(f.status == "absent" for f in extract_findings(text) if f.implied)
 
 
+@pytest.mark.parametrize("text, absent", [
+    # a structure that only names a device, a view or the lung volumes is not called normal
+    ("Cardiac device overlies the left chest, leads intact.", set()),
+    ("Frontal and lateral views of the chest show a normal cardiac silhouette.",
+     {"cardiomegaly"}),
+    ("Lung volumes within normal limits.", {"hypoinflation", "hyperinflation"}),
+    ("Chest tube is in satisfactory position.", set()),
+])
+def test_normal_words_about_something_else_clear_no_lung(text, absent):
+    implied = {f.observation for f in extract_findings(text) if f.implied}
+    assert implied == absent
+
+
 def test_normal_statement_does_not_override_a_stated_finding():
     findings = extract_findings("The lungs are clear except for left base atelectasis.")
     assert [(f.observation, f.status) for f in findings if f.observation == "atelectasis"] == [
