@@ -43,6 +43,8 @@ RADIOLOGY_RULES: tuple[tuple[str, str, str, int | None], ...] = (
         "not demonstrate", "does not demonstrate", "no residual", "negative",
         "does not appear to be", "do not appear to be", "does not appear to represent")),
     ("not", NEGATED, "FORWARD", 4),
+    # "cleared left lower lobe airspace disease with persistent ...": only the next few words
+    *((w, NEGATED, "FORWARD", 5) for w in ("cleared", "interval clearing of", "clearing of")),
     # negation, backward: the finding comes first
     *((w, NEGATED, "BACKWARD", None) for w in (
         "is not seen", "are not seen", "not seen", "is not identified", "are not identified",

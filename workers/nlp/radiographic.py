@@ -96,8 +96,9 @@ _NON_THORACIC_SITES = (
     "elbow", "hand", "foot", "femoral", "tibial", "fibular", "pelvic", "pelvis", "gallbladder",
     "biliary", "adrenal", "thyroid cancer", "esophageal varices",
 )
+# "hand" in "the right-hand side" names a side, not a hand
 _NON_THORACIC_RE = re.compile(r"\b(?:" + "|".join(sorted(_NON_THORACIC_SITES, key=len,
-                                                          reverse=True)) + r")\b")
+                                                          reverse=True)) + r")\b(?![- ]sided?\b)")
 
 # Conditions diagnosed clinically or elsewhere (no shadow on a chest film).
 _CLINICAL_ONLY = frozenset({

@@ -59,6 +59,10 @@ def test_sides_that_disagree_between_findings_and_impression():
     assert issue.rule == "laterality" and {issue.sentence, issue.related} == {0, 1}
     both = "FINDINGS: Bilateral lower lobe consolidation.\nIMPRESSION: Right lower lobe pneumonia."
     assert laterality_conflicts(ctx(both)) == []
+    cleared = ("FINDINGS: Persistent patchy opacity in the right middle lobe.\n"
+               "IMPRESSION: Cleared left lower lobe airspace disease with persistent right "
+               "middle lobe airspace disease.")
+    assert laterality_conflicts(ctx(cleared)) == []
 
 
 @pytest.mark.parametrize("sentence, term", [

@@ -30,6 +30,8 @@ def status_of(text, observation):
     ("There is not a pneumothorax.", "pneumothorax", "absent"),
     ("Does not appear to be a hydropneumothorax or empyema.", "hydropneumothorax", "absent"),
     ("The right upper lobe nodule is not well-seen today.", "nodule", "absent"),
+    ("Cleared left lower lobe pneumonia.", "pneumonia", "absent"),
+    ("Interval clearing of the right basilar effusion.", "pleural effusion", "absent"),
     ("Neither effusion nor pneumothorax.", "pneumothorax", "absent"),
     # backward negation cues
     ("Pneumothorax is not seen.", "pneumothorax", "absent"),

@@ -8,7 +8,8 @@ from workers.nlp.radiographic import is_radiographic, out_of_domain_terms, radio
     "pleural effusion", "granuloma", "atelectasis", "mild scoliosis", "left lower lobe pneumonia",
     "There is a small left pleural effusion.", "PA and lateral views were obtained.",
     "Calcified mediastinal lymph nodes.", "Differential diagnosis includes pneumonia.",
-    "Cardiomyopathy", "hiatal hernia", "emphysema",
+    "Cardiomyopathy", "hiatal hernia", "emphysema", "Volume loss of the right hand side.",
+    "Right-hand sided volume loss.",
 ])
 def test_radiographic(text):
     assert is_radiographic(text)
@@ -24,6 +25,7 @@ def test_radiographic(text):
     ("Renal cyst.", "Renal"),
     ("glomerulonephritis", "glomerulonephritis"),   # shape: -itis
     ("hepatic steatosis", "hepatic"),
+    ("Fracture of the left hand.", "hand"),
 ])
 def test_out_of_domain(text, term):
     assert not is_radiographic(text)
