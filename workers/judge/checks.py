@@ -160,7 +160,8 @@ def _conflicts(present: Finding, absent: Finding, same_sentence: bool, ctx: Repo
     sentence = ctx.sentence(present_index).text
     denial = ctx.sentence(absent.sentence_index).text
     if not absent.implied:
-        qualifiers = _denial_qualifiers(denial[:absent.start - ctx.sentence(absent.sentence_index).start])
+        denial_start = ctx.sentence(absent.sentence_index).start
+        qualifiers = _denial_qualifiers(denial[:absent.start - denial_start])
         if _OTHER_THAN_NAMED_RE.search(qualifiers):
             return False  # "no other focal consolidation" beside the one named
         if _FOCAL_RE.search(qualifiers) and _NOT_FOCAL_RE.search(sentence):

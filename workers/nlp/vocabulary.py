@@ -687,12 +687,12 @@ NOT_NORMAL_RE = re.compile(r"\bupper limits? of normal|top(?:-| )normal|high(?:-
                             r"\bnot (?:normal|clear|unremarkable|intact)|\bexcept\b|"
                             r"\bother than\b|\bbut\b|\bhowever\b|\babnormal")
 
-# Structure words -> (observations stated absent when the sentence calls them normal, the short
-# phrase that says so).
 # A structure word that only names a device, a view or a region is no subject of a normal
 # statement: "cardiac device ..., leads intact", "views of the chest", "chest wall".
 _NOT_A_SUBJECT = (r"(?! (?:device|monitor\w*|pacemaker|pacer|defibrillator|leads?|tubes?|wall|"
                   r"ports?|catheters?|drains?|x-?rays?|radiographs?|films?|views?|volumes?)\b)")
+# Structure words -> (observations stated absent when the sentence calls them normal, the short
+# phrase that says so).
 NORMAL_SUBJECTS = (
     (re.compile(r"\b(?:heart|cardiac|cardio-?mediastinal|cardiomegaly)\b" + _NOT_A_SUBJECT),
      HEART_OBS, "normal heart size"),
