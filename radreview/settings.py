@@ -74,6 +74,9 @@ SECRET_KEY = _secret_key()
 DEBUG = env_bool("DJANGO_DEBUG", False)
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost"])
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
+# An upload refused for its size before its body was read has no CSRF token to check: this
+# view tells the uploader the size limit instead of a bare 403.
+CSRF_FAILURE_VIEW = "radreview.studies.views.csrf_failure"
 
 # --- Transport security --------------------------------------------------------------------
 
@@ -120,6 +123,8 @@ INSTALLED_APPS = [
     "radreview.modelroles",
     "radreview.calibration",
     "radreview.detectors",
+    "radreview.dicomnet",
+    "radreview.sitesetup",
 ]
 
 MIDDLEWARE = [
@@ -345,6 +350,47 @@ LIBRARY_IMPORT_ROOT = Path(os.environ.get("RADREVIEW_LIBRARY_IMPORT_ROOT",
                                           DATA_DIR / "import")).resolve()
 # Window/level renders of study and reference images, made on demand, are cached here.
 RENDER_CACHE_SUBDIR = "cache/renders"
+
+# --- DICOM network: receiver, PACS destination, DICOMweb source (docs/dicom.md) ----------
+
+DICOM_AE_TITLE = os.environ.get("RADREVIEW_DICOM_AE_TITLE", "RADREVIEW")
+# Loopback only unless an address is given: a receiver open to the network is a choice.
+DICOM_HOST = os.environ.get("RADREVIEW_DICOM_HOST", "127.0.0.1")
+DICOM_PORT = env_int("RADREVIEW_DICOM_PORT", 11112)
+# Calling AE titles allowed to store and echo; empty allows any (loopback default only).
+DICOM_ALLOWED_AES = env_list("RADREVIEW_DICOM_ALLOWED_AES", [])
+# A received study is queued when no instance of it arrived for this many seconds.
+DICOM_QUIET_SECONDS = env_int("RADREVIEW_DICOM_QUIET_SECONDS", 30)
+if len(DICOM_AE_TITLE) > 16 or not DICOM_AE_TITLE.strip():
+    raise ImproperlyConfigured("RADREVIEW_DICOM_AE_TITLE must have 1 to 16 characters")
+if DICOM_HOST not in ("127.0.0.1", "localhost", "::1") and not DICOM_ALLOWED_AES:
+    raise ImproperlyConfigured(
+        "RADREVIEW_DICOM_HOST opens the DICOM receiver beyond loopback: list the senders allowed "
+        "in RADREVIEW_DICOM_ALLOWED_AES (their calling AE titles)")
+
+
+def _dicom_node(name: str) -> dict | None:
+    """"AE_TITLE@host:port" as {"ae_title", "host", "port"}; None when unset."""
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return None
+    ae_title, at, address = value.partition("@")
+    host, colon, port = address.rpartition(":")
+    if not (at and colon and ae_title and host and port.isdigit() and len(ae_title) <= 16):
+        raise ImproperlyConfigured(f"{name} must look like AE_TITLE@host:port, got {value!r}")
+    return {"ae_title": ae_title, "host": host, "port": int(port)}
+
+
+# Where signed reports go as DICOM SR (C-STORE); none configured: they are only exported.
+PACS_STORE = _dicom_node("RADREVIEW_PACS_STORE")
+# The PACS's DICOMweb root for "Import from PACS" (QIDO-RS search, WADO-RS retrieve).
+PACS_DICOMWEB_URL = os.environ.get("RADREVIEW_PACS_DICOMWEB_URL", "").rstrip("/")
+PACS_DICOMWEB_USER = os.environ.get("RADREVIEW_PACS_DICOMWEB_USER", "")
+PACS_DICOMWEB_PASSWORD = os.environ.get("RADREVIEW_PACS_DICOMWEB_PASSWORD", "")
+PACS_TIMEOUT_SECONDS = env_int("RADREVIEW_PACS_TIMEOUT_SECONDS", 30)
+# A failed SR send is tried again after this many seconds, doubling up to the maximum.
+SR_RETRY_SECONDS = env_int("RADREVIEW_SR_RETRY_SECONDS", 30)
+SR_RETRY_MAX_SECONDS = env_int("RADREVIEW_SR_RETRY_MAX_SECONDS", 15 * 60)
 
 # --- Internationalisation ------------------------------------------------------------------
 

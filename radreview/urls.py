@@ -8,6 +8,8 @@ urlpatterns = [
     path("", include("radreview.review.urls")),
     path("", include("radreview.audit.urls")),
     path("", include("radreview.library.image_urls")),
+    path("", include("radreview.dicomnet.urls")),
+    path("site/setup/", include("radreview.sitesetup.urls")),
     path("accounts/", include("radreview.accounts.urls")),
     path("site/models/", include("radreview.modelroles.urls")),
     path("site/calibration/", include("radreview.calibration.urls")),

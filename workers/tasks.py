@@ -5,6 +5,7 @@ This is the only module under ``workers/`` that imports Django code.
 from celery import shared_task
 from celery.signals import worker_ready
 
+from radreview.dicomnet import delivery
 from radreview.jobs import recovery, runner
 
 
@@ -13,6 +14,16 @@ def run_stage(job_id: int) -> None:
     runner.run_job(job_id)
 
 
+@shared_task(name="workers.tasks.send_sr", bind=True, acks_late=True, ignore_result=True,
+             max_retries=None)
+def send_sr(self, delivery_id: int) -> None:
+    """Send a signed report's DICOM SR to the PACS; retried until the PACS takes it."""
+    delay = delivery.attempt(delivery_id)
+    if delay is not None:
+        raise self.retry(countdown=delay)
+
+
 @worker_ready.connect
 def requeue_orphaned_jobs(**_):
     recovery.recover_orphaned_jobs()
+    delivery.requeue_pending()

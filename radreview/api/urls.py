@@ -15,4 +15,5 @@ urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("", include("radreview.studies.api")),
     path("", include("radreview.review.api")),
+    path("dicomweb/", include("radreview.dicomnet.dicomweb.urls")),
 ]

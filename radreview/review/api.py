@@ -100,7 +100,8 @@ class SignOffSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = SignOff
-        fields = ["version", "signer", "signed_at", "sha256", "decision_ids", "sections", "text", "exports"]
+        fields = ["version", "signer", "signer_name", "signer_role", "attestation", "signed_at",
+                  "sha256", "decision_ids", "sections", "text", "exports"]
 
     def get_exports(self, signoff) -> dict[str, str]:
         return {fmt: f"/api/studies/{signoff.study_id}/signoffs/{signoff.version}/export/{fmt}/" for fmt in BUILDERS}
@@ -138,6 +139,13 @@ class DecisionRequestSerializer(serializers.Serializer):
 
 class VersionRequestSerializer(serializers.Serializer):
     version = serializers.IntegerField(min_value=0)
+
+
+class SignRequestSerializer(VersionRequestSerializer):
+    """Signing is an attestation: confirm it and re-enter the password."""
+
+    password = serializers.CharField(trim_whitespace=False, write_only=True)
+    attested = serializers.BooleanField()
 
 
 CONFLICT = OpenApiResponse(
@@ -247,15 +255,17 @@ class SignOffsView(ReviewBase):
         return Response(SignOffSerializer(signoffs, many=True).data)
 
     @extend_schema(
-        request=VersionRequestSerializer, summary="Sign the final report as the next version",
+        request=SignRequestSerializer, summary="Sign the final report as the next version",
         responses={201: SignOffSerializer, 400: REFUSED, 409: CONFLICT},
     )
     def post(self, request, pk: int):
         study = get_object_or_404(Study, pk=pk)
-        body = VersionRequestSerializer(data=request.data)
+        body = SignRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
+        data = body.validated_data
         try:
-            outcome = services.sign(study, request.user, version=body.validated_data["version"])
+            outcome = services.sign(study, request.user, version=data["version"],
+                                    password=data["password"], attested=data["attested"])
         except services.ReviewError as exc:
             return _failure(exc)
         return Response(SignOffSerializer(outcome.signoff).data, status=status.HTTP_201_CREATED)

@@ -16,6 +16,7 @@ from typing import Callable
 from django.conf import settings
 from django.utils import timezone
 
+from radreview.studies.age import dicom_age, display_age
 from radreview.studies.models import Image, Study
 
 from .models import SignOff
@@ -28,6 +29,8 @@ COMPREHENSIVE_SR = "1.2.840.10008.5.1.4.1.1.88.33"
 LOINC_CHEST_XR = ("36643-5", "XR Chest 2 Views")
 SR_SERIES_NUMBER = 900
 ORGANIZATION = getattr(settings, "RADREVIEW_ORGANIZATION", "RadReview")
+AGE_EXTENSION = "urn:radreview:patient-age-at-study"
+RADIOLOGIST_CODE = ("66862007", "SCT", "Radiologist")
 
 
 def study_uid(study: Study) -> str:
@@ -39,7 +42,18 @@ def study_uid(study: Study) -> str:
 
 
 def signer_name(signoff: SignOff) -> str:
-    return signoff.signer.get_full_name() or signoff.signer.get_username()
+    """The signer's full name as recorded at signing (older versions: the account's name)."""
+    return (signoff.signer_name or signoff.signer.get_full_name()
+            or signoff.signer.get_username())
+
+
+def signer_role(signoff: SignOff) -> str:
+    return signoff.signer_role or signoff.signer.get_role_display()
+
+
+def signed_by(signoff: SignOff) -> str:
+    """"Dr Jane Roe, Radiologist"."""
+    return f"{signer_name(signoff)}, {signer_role(signoff)}"
 
 
 def impression(signoff: SignOff) -> str:
@@ -55,10 +69,13 @@ def _local(signoff: SignOff):
 
 def build_text(signoff: SignOff) -> bytes:
     signed = _local(signoff)
+    age = display_age(signoff.study)
     footer = (
-        f"--\nSigned by {signer_name(signoff)} on {signed:%Y-%m-%d %H:%M %Z} "
+        (f"Patient age at the study: {age}.\n" if age else "")
+        + f"--\nSigned by {signed_by(signoff)} on {signed:%Y-%m-%d %H:%M %Z} "
         f"(RadReview study {signoff.study_id}, version {signoff.version}).\n"
-        f"SHA-256 of the report text: {signoff.sha256}\n"
+        + (f"Attestation: {signoff.attestation}\n" if signoff.attestation else "")
+        + f"SHA-256 of the report text: {signoff.sha256}\n"
     )
     return (signoff.report.text.rstrip() + "\n\n" + footer).encode("utf-8")
 
@@ -104,7 +121,7 @@ def fhir_resource(signoff: SignOff):
                  "text": study.description or "Chest X-ray"},
         "subject": subject,
         "issued": signoff.signed_at.isoformat(),
-        "resultsInterpreter": [{"display": signer_name(signoff)}],
+        "resultsInterpreter": [{"display": signed_by(signoff)}],
         "imagingStudy": [{"type": "ImagingStudy", "identifier": uid_identifier}],
         "presentedForm": [{
             "contentType": "text/plain; charset=utf-8",
@@ -117,6 +134,10 @@ def fhir_resource(signoff: SignOff):
     }
     if study.study_date:
         data["effectiveDateTime"] = study.study_date.isoformat()
+    age = display_age(study)
+    if age:
+        # DiagnosticReport has no age element: the patient's age at the study is a note.
+        data["extension"] = [{"url": AGE_EXTENSION, "valueString": age}]
     conclusion = impression(signoff)
     if conclusion:
         data["conclusion"] = conclusion
@@ -161,10 +182,11 @@ def _patient_and_study(study: Study, uid: str):
     ds.StudyInstanceUID = uid
     ds.PatientName = study.patient_name or ""
     ds.PatientID = study.patient_id or ""
-    ds.PatientBirthDate = ""
+    ds.PatientBirthDate = (study.patient_birth_date.strftime("%Y%m%d")
+                           if study.patient_birth_date else "")
     ds.PatientSex = _dicom_sex(study.patient_sex)
-    if study.patient_age:
-        ds.PatientAge = study.patient_age[:4]
+    if dicom_age(study):
+        ds.PatientAge = dicom_age(study)
     ds.AccessionNumber = study.accession_number[:16] if study.accession_number else ""
     ds.StudyID = ""
     ds.StudyDate = study.study_date.strftime("%Y%m%d") if study.study_date else ""
@@ -206,6 +228,17 @@ def sr_uids(uid: str, version: int) -> tuple[str, str]:
     return str(series), str(instance)
 
 
+def _role_code(signoff: SignOff):
+    import highdicom as hd  # noqa: PLC0415 - highdicom is slow to load; only SR exports need it
+
+    return hd.sr.CodedConcept(*RADIOLOGIST_CODE) if signer_role(signoff) == "Radiologist" else None
+
+
+def _signature_line(signoff: SignOff) -> str:
+    line = f"Signed by {signed_by(signoff)}."
+    return f"{line} {signoff.attestation}" if signoff.attestation else line
+
+
 def sr_dataset(signoff: SignOff):
     import highdicom as hd
     from pydicom.dataset import Dataset
@@ -224,7 +257,8 @@ def sr_dataset(signoff: SignOff):
     items.extend(hd.sr.ObserverContext(
         observer_type=codes.DCM.Person,
         observer_identifying_attributes=hd.sr.PersonObserverIdentifyingAttributes(
-            name=_dicom_name(signer_name(signoff)), login_name=signoff.signer.get_username()),
+            name=_dicom_name(signer_name(signoff)), login_name=signoff.signer.get_username(),
+            organization_name=ORGANIZATION, role_in_organization=_role_code(signoff)),
     ))
     items.append(hd.sr.CodeContentItem(
         name=codes.DCM.ProcedureReported,
@@ -240,6 +274,9 @@ def sr_dataset(signoff: SignOff):
             relationship_type=hd.sr.RelationshipTypeValues.CONTAINS,
         )])
         items.append(container)
+    items.append(hd.sr.TextContentItem(
+        name=codes.DCM.Comment, value=_signature_line(signoff),
+        relationship_type=hd.sr.RelationshipTypeValues.CONTAINS))
     root.ContentSequence = items
 
     previous = []

@@ -111,6 +111,11 @@ class SignOff(models.Model):
     sections = models.JSONField(default=list)
     # The study's review version the signer saw.
     study_version = models.PositiveIntegerField()
+    # The attestation the signer confirmed (with their password), and who they were then:
+    # the exports name the signer as signed, even if the account is renamed later.
+    attestation = models.TextField(blank=True)
+    signer_name = models.CharField(max_length=200, blank=True)
+    signer_role = models.CharField(max_length=40, blank=True)
 
     class Meta:
         ordering = ["study", "version"]

@@ -19,6 +19,7 @@ from django.db.models import F
 
 from radreview.accounts.permissions import require_radiologist
 from radreview.audit.services import record_event
+from radreview.dicomnet import delivery
 from radreview.studies.models import Report, Sentence, Study
 from workers import types
 
@@ -206,12 +207,34 @@ def undo_last(study: Study, user, *, version) -> Outcome:
     return Outcome(version=new_version, decision=decision)
 
 
-def sign(study: Study, user, *, version) -> Outcome:
-    """Sign the final text derived from the decisions, as the study's next version."""
+ATTESTATION = ("I have reviewed the images and the final report, and I attest that this "
+               "report is my interpretation of the study.")
+
+
+def _check_attestation(user, password: str, attested: bool) -> None:
+    if not attested:
+        raise ReviewError("Confirm the attestation before signing.")
+    if not password or not user.check_password(password):
+        record_event("signoff_password_refused", actor=user)
+        raise ReviewError("The password is not right: the report was not signed. "
+                          "Enter your own password to sign.")
+
+
+def signer_identity(user) -> tuple[str, str]:
+    """(full name, role) as the signed exports state them."""
+    return (user.get_full_name() or user.get_username(), user.get_role_display())
+
+
+def sign(study: Study, user, *, version, password: str = "", attested: bool = False) -> Outcome:
+    """Sign the final text derived from the decisions, as the study's next version.
+
+    Signing is an attestation: the radiologist confirms it and re-enters their password."""
     from radreview.studies.selectors import study_with_everything
 
     require_radiologist(user)
     seen = _parse_version(version)
+    _check_attestation(user, password, attested)
+    name, role = signer_identity(user)
     with transaction.atomic():
         new_version = _claim_version(study, seen)
         study, _report = _load_for_review(study)
@@ -233,8 +256,10 @@ def sign(study: Study, user, *, version) -> Outcome:
             study=study, version=number, report=report, signer=user, decision_ids=state.effective_ids,
             sha256=hashlib.sha256(state.final_text.encode("utf-8")).hexdigest(),
             sections=[s.as_dict() for s in state.final_sections], study_version=seen,
+            attestation=ATTESTATION, signer_name=name, signer_role=role,
         )
         Study.objects.filter(pk=study.pk).update(status=Study.Status.SIGNED)
+        delivery.queue_for(signoff)
         record_event("report_signed", actor=user, study=study, detail={
             "version": number, "signoff": signoff.pk, "sha256": signoff.sha256,
             "decisions": len(state.effective_ids),

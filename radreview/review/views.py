@@ -13,6 +13,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from radreview.dicomnet import selectors as delivery_selectors
 from radreview.studies.models import Study
 from radreview.studies.selectors import study_with_everything
 
@@ -40,6 +41,9 @@ def review_context(request, study: Study, state: selectors.ReviewState | None = 
         "can_decide": request.user.is_radiologist and state.reviewable,
         "poll_seconds": poll_seconds(),
         "export_formats": BUILDERS,
+        "attestation": services.ATTESTATION,
+        "signer": services.signer_identity(request.user),
+        "deliveries": delivery_selectors.deliveries_of(study),
         **extra,
     }
 
@@ -102,7 +106,9 @@ def undo(request, pk: int):
 @require_POST
 def sign(request, pk: int):
     def action():
-        outcome = services.sign(Study(pk=pk), request.user, version=request.POST.get("version"))
+        outcome = services.sign(Study(pk=pk), request.user, version=request.POST.get("version"),
+                                password=request.POST.get("password", ""),
+                                attested=request.POST.get("attest") in ("1", "on", "yes"))
         return f"Signed version {outcome.signoff.version}."
 
     return _act(request, pk, action)

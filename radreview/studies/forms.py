@@ -33,6 +33,11 @@ class UploadForm(forms.Form):
     has_prior = forms.BooleanField(
         required=False, label="A prior exam is available for comparison",
     )
+    # DICOM files carry these in their headers; a report alone or PNG/JPEG images do not.
+    patient_name = forms.CharField(required=False, max_length=200, label="Patient name (optional)")
+    patient_id = forms.CharField(required=False, max_length=64, label="Patient ID (optional)")
+    accession_number = forms.CharField(required=False, max_length=64,
+                                       label="Accession number (optional)")
     # RadFlag on a generator that runs elsewhere: its candidate report and its samples.
     candidate_text = forms.CharField(
         required=False, label="Candidate report (made elsewhere)", strip=False,
@@ -56,11 +61,16 @@ class UploadForm(forms.Form):
     generator_name = forms.CharField(required=False, max_length=200,
                                      label="Generator name (optional)")
 
+    PATIENT_FIELDS = ("patient_name", "patient_id", "accession_number")
     EXTERNAL_FIELDS = ("candidate_text", "samples_text", "samples_file", "candidate_temperature",
                        "sample_temperature", "generator_name")
 
     def basic_fields(self):
-        return [field for field in self if field.name not in self.EXTERNAL_FIELDS]
+        return [field for field in self
+                if field.name not in self.EXTERNAL_FIELDS + self.PATIENT_FIELDS]
+
+    def patient_fields(self):
+        return [field for field in self if field.name in self.PATIENT_FIELDS]
 
     def external_fields(self):
         return [field for field in self if field.name in self.EXTERNAL_FIELDS]

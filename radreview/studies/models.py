@@ -20,6 +20,15 @@ class Study(models.Model):
     # The comparative-language detector needs to know whether a prior exam exists to compare with.
     has_prior = models.BooleanField(default=False)
 
+    class Source(models.TextChoices):
+        UPLOAD = "upload", "Upload"
+        DICOM = "dicom", "Received over DICOM"
+        PACS = "pacs", "Imported from the PACS"
+
+    # How the study reached RadReview, and from whom (the calling AE title of a DICOM sender).
+    source = models.CharField(max_length=10, choices=Source.choices, default=Source.UPLOAD)
+    source_detail = models.CharField(max_length=64, blank=True)
+
     # Identifiers and descriptors from the DICOM headers, shown to reviewers and never logged.
     study_instance_uid = models.CharField(max_length=64, blank=True, db_index=True)
     accession_number = models.CharField(max_length=64, blank=True)
@@ -27,6 +36,7 @@ class Study(models.Model):
     patient_name = models.CharField(max_length=200, blank=True)
     patient_sex = models.CharField(max_length=16, blank=True)
     patient_age = models.CharField(max_length=16, blank=True)
+    patient_birth_date = models.DateField(null=True, blank=True)
     study_date = models.DateField(null=True, blank=True)
     description = models.CharField(max_length=200, blank=True)
 
@@ -75,7 +85,8 @@ class Image(models.Model):
     size_bytes = models.PositiveBigIntegerField()
     sha256 = models.CharField(max_length=64)
     view = models.CharField(max_length=10, choices=View.choices, default=View.UNKNOWN)
-    sop_instance_uid = models.CharField(max_length=64, blank=True)
+    # Indexed: a re-sent instance is found by it and never makes a second study.
+    sop_instance_uid = models.CharField(max_length=64, blank=True, db_index=True)
     series_instance_uid = models.CharField(max_length=64, blank=True)
     rows = models.PositiveIntegerField(null=True, blank=True)
     columns = models.PositiveIntegerField(null=True, blank=True)

@@ -1,10 +1,14 @@
 """Stop reading an upload as soon as it passes the size limits.
 
 Django would otherwise stream a 10 GB body to temporary files before any view could refuse it.
-The handler notes why it stopped on the request; the upload service turns that into a message.
+A body whose declared length is already over the study limit is refused before its first byte
+is read; otherwise the handler counts while the body streams and stops at the limit. It notes
+why it stopped on the request; the views turn that into a message (413).
 """
 from django.conf import settings
 from django.core.files.uploadhandler import FileUploadHandler, StopUpload
+from django.http import QueryDict
+from django.utils.datastructures import MultiValueDict
 
 OVERSIZE_ATTRIBUTE = "radreview_upload_refused"
 
@@ -18,6 +22,15 @@ class UploadLimitHandler(FileUploadHandler):
         super().__init__(request)
         self.total = 0
         self.current = 0
+
+    def handle_raw_input(self, input_data, META, content_length, boundary, encoding=None):
+        # The form fields around the files take a few kilobytes at most.
+        if content_length and content_length > settings.MAX_UPLOAD_STUDY_BYTES + 1024 * 1024:
+            setattr(self.request, OVERSIZE_ATTRIBUTE,
+                    f"The upload is {_mb(content_length)}; the limit per study is "
+                    f"{_mb(settings.MAX_UPLOAD_STUDY_BYTES)}.")
+            return QueryDict(), MultiValueDict()  # parsed as empty: the body is never read
+        return None
 
     def new_file(self, *args, **kwargs):
         super().new_file(*args, **kwargs)
@@ -39,4 +52,12 @@ class UploadLimitHandler(FileUploadHandler):
 
     def _refuse(self, message: str):
         setattr(self.request, OVERSIZE_ATTRIBUTE, message)
-        raise StopUpload(connection_reset=False)
+        # Stop reading the body there rather than draining the rest of it.
+        raise StopUpload(connection_reset=True)
+
+
+def limits() -> dict:
+    """The limits the upload page checks before sending (the server checks them again)."""
+    return {"max_file_bytes": settings.MAX_UPLOAD_FILE_BYTES,
+            "max_study_bytes": settings.MAX_UPLOAD_STUDY_BYTES,
+            "max_files": settings.MAX_UPLOAD_FILES}

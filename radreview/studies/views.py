@@ -2,13 +2,16 @@ from django.contrib import messages
 from django.core.paginator import Paginator
 from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.csrf import csrf_failure as django_csrf_failure
 from django.views.decorators.http import require_POST
 
 from radreview.jobs import services as jobs
 from radreview.jobs.models import Job
 from radreview.review.views import review_context
+from radreview.sitesetup import selectors as setup_selectors
 
-from . import selectors
+from . import selectors, upload_limits
 from .forms import UploadForm
 from .models import Image, Study
 from .services.upload import UploadRejected, UploadRequest, create_studies
@@ -30,34 +33,50 @@ def worklist(request):
     return render(request, template, context)
 
 
+def _upload_page(request, form, status: int = 200, refused: str = ""):
+    context = {"form": form, "limits": upload_limits.limits(), "refused": refused,
+               "drafting": setup_selectors.drafting_available()}
+    return render(request, "studies/upload.html", context, status=status)
+
+
 def upload(request):
     if request.method != "POST":
-        return render(request, "studies/upload.html", {"form": UploadForm()})
-    form = UploadForm(request.POST, request.FILES)
+        return _upload_page(request, UploadForm())
+    form = UploadForm(request.POST, request.FILES)  # parsing runs the size limits
     refused = getattr(request, OVERSIZE_ATTRIBUTE, None)
     if refused:
-        form.add_error(None, refused)
-    elif form.is_valid():
+        return _upload_page(request, UploadForm(), status=413, refused=refused)
+    if form.is_valid():
+        data = form.cleaned_data
         try:
             studies = create_studies(user=request.user, request=UploadRequest(
-                files=form.cleaned_data["files"],
-                report_text=form.cleaned_data["report_text"],
-                has_prior=form.cleaned_data["has_prior"],
-                candidate_text=form.cleaned_data["candidate_text"],
-                samples_text=form.cleaned_data["samples_text"],
-                samples_file=form.cleaned_data["samples_file"],
-                candidate_temperature=form.cleaned_data["candidate_temperature"],
-                sample_temperature=form.cleaned_data["sample_temperature"],
-                generator_name=form.cleaned_data["generator_name"],
+                files=data["files"], report_text=data["report_text"], has_prior=data["has_prior"],
+                patient_name=data["patient_name"], patient_id=data["patient_id"],
+                accession_number=data["accession_number"],
+                candidate_text=data["candidate_text"], samples_text=data["samples_text"],
+                samples_file=data["samples_file"],
+                candidate_temperature=data["candidate_temperature"],
+                sample_temperature=data["sample_temperature"],
+                generator_name=data["generator_name"],
             ))
         except UploadRejected as exc:
             form.add_error(None, exc.message)
         else:
-            messages.success(request, f"Uploaded {len(studies)} stud{'y' if len(studies) == 1 else 'ies'}.")
-            if len(studies) == 1:
+            count = len(studies)
+            messages.success(request, f"Uploaded {count} stud{'y' if count == 1 else 'ies'}.")
+            if count == 1:
                 return redirect("studies:detail", pk=studies[0].pk)
             return redirect("studies:worklist")
-    return render(request, "studies/upload.html", {"form": form}, status=400)
+    return _upload_page(request, form, status=400)
+
+
+def csrf_failure(request, reason=""):
+    """An upload refused for its size before its body (and so its CSRF token) was read gets
+    the size message; any other CSRF failure is Django's usual 403."""
+    refused = getattr(request, OVERSIZE_ATTRIBUTE, None)
+    if refused and request.path == reverse("studies:upload"):
+        return _upload_page(request, UploadForm(), status=413, refused=refused)
+    return django_csrf_failure(request, reason=reason)
 
 
 def detail(request, pk: int):

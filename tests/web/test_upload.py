@@ -148,7 +148,7 @@ def test_a_file_over_the_per_file_limit_is_refused(radiologist_client, api_clien
     settings.MAX_UPLOAD_FILE_BYTES = 50_000
     big = dicom.make_dicom(rows=256, cols=256)  # about 130 kB
     response = upload_page(radiologist_client, [raw("big.dcm", big)])
-    assert response.status_code == 400 and "limit per file" in response.content.decode()
+    assert response.status_code == 413 and "limit per file" in response.content.decode()
     response = upload_api(api_client, [raw("big.dcm", big)])
     assert response.status_code == 400 and "limit per file" in response.json()["detail"]
     assert_nothing_stored()
@@ -158,7 +158,7 @@ def test_a_study_over_the_per_study_limit_is_refused(radiologist_client, setting
     settings.MAX_UPLOAD_STUDY_BYTES = 200_000
     files = [dcm(f"{i}.dcm", seed=i, study_uid="1.2.3") for i in range(3)]
     response = upload_page(radiologist_client, files)
-    assert response.status_code == 400 and "limit per study" in response.content.decode()
+    assert response.status_code == 413 and "limit per study" in response.content.decode()
     assert_nothing_stored()
 
 

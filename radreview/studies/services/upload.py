@@ -11,6 +11,7 @@ import hashlib
 import json
 import logging
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 
 from django.conf import settings
@@ -50,6 +51,13 @@ class UploadRequest:
     candidate_temperature: float | None = None
     sample_temperature: float | None = None
     generator_name: str = ""
+    # Typed on the upload form for a study without DICOM headers (a report alone, PNG/JPEG).
+    patient_name: str = ""
+    patient_id: str = ""
+    accession_number: str = ""
+    # How the files reached RadReview (a browser upload, a DICOM sender, the PACS).
+    source: str = "upload"
+    source_detail: str = ""
 
 
 @dataclass(frozen=True)
@@ -123,6 +131,31 @@ def _check_sizes(files: list) -> None:
         raise UploadRejected(
             f"The upload is {_mb(total)}; the limit per study is {_mb(settings.MAX_UPLOAD_STUDY_BYTES)}."
         )
+
+
+DICOM_SUFFIXES = (".dcm", ".dicom", ".dic")
+
+
+def _check_named_dicom(upload, kind: str | None) -> None:
+    """A file named like DICOM must be DICOM: never silently taken as the report."""
+    if kind != "dicom" and upload.name.lower().endswith(DICOM_SUFFIXES):
+        raise UploadRejected(f"{upload.name}: not DICOM — the file is named like a DICOM file "
+                             "but has no DICOM header. Upload the original file from the "
+                             "modality or the PACS.")
+
+
+def _check_not_stored_yet(images: list[_CheckedImage]) -> None:
+    """A re-sent SOP instance never makes a second study: refuse it, naming the study."""
+    uids = {image.metadata.get("sop_instance_uid"): image for image in images
+            if image.kind == "dicom" and image.metadata.get("sop_instance_uid")}
+    if not uids:
+        return
+    existing = (Image.objects.filter(sop_instance_uid__in=list(uids))
+                .values_list("sop_instance_uid", "study_id").order_by("study_id").first())
+    if existing is not None:
+        sop_uid, study_id = existing
+        raise UploadRejected(f"{uids[sop_uid].upload.name}: this image is already in study "
+                             f"#{study_id}; nothing was uploaded. Open study #{study_id} instead.")
 
 
 def _check_image(upload, kind: str) -> _CheckedImage:
@@ -271,6 +304,7 @@ def check_upload(request: UploadRequest
     images: list[_CheckedImage] = []
     for upload in request.files:
         kind = imaging.detect_kind(_head(upload), upload.name)
+        _check_named_dicom(upload, kind)
         if kind == "text":
             if report_text.strip():
                 raise UploadRejected("Give one report: either pasted or as a single .txt file.")
@@ -296,6 +330,7 @@ def check_upload(request: UploadRequest
         if image.sha256 in seen:
             raise UploadRejected(f"{image.upload.name}: the same file appears twice in this upload.")
         seen.add(image.sha256)
+    _check_not_stored_yet(images)
 
     groups: dict[str, list[_CheckedImage]] = {}
     for image in images:
@@ -314,25 +349,31 @@ def check_upload(request: UploadRequest
     return groups, report_text, external
 
 
-def _study_fields(first_dicom: dict) -> dict:
-    from datetime import date
+def _iso_date(value: str | None) -> date | None:
+    """The metadata's ISO date ("2024-05-01"), or None when absent or not a date."""
+    try:
+        return date.fromisoformat(value) if value else None
+    except ValueError:
+        return None
 
-    study_date = None
-    raw_date = first_dicom.get("study_date") or ""
-    if len(raw_date) == 8 and raw_date.isdigit():
-        try:
-            study_date = date(int(raw_date[:4]), int(raw_date[4:6]), int(raw_date[6:]))
-        except ValueError:
-            study_date = None
+
+def _study_fields(first_dicom: dict, request: UploadRequest) -> dict:
+    """The study's identifiers: from the DICOM headers, else as typed on the form."""
+    def pick(key: str, typed: str, limit: int) -> str:
+        return ((first_dicom.get(key) or typed or "").strip())[:limit]
+
     return {
         "study_instance_uid": first_dicom.get("study_instance_uid") or "",
-        "accession_number": (first_dicom.get("accession_number") or "")[:64],
-        "patient_id": (first_dicom.get("patient_id") or "")[:64],
-        "patient_name": (first_dicom.get("patient_name") or "")[:200],
+        "accession_number": pick("accession_number", request.accession_number, 64),
+        "patient_id": pick("patient_id", request.patient_id, 64),
+        "patient_name": pick("patient_name", request.patient_name, 200),
         "patient_sex": (first_dicom.get("patient_sex") or "")[:16],
         "patient_age": (first_dicom.get("patient_age") or "")[:16],
-        "study_date": study_date,
+        "patient_birth_date": _iso_date(first_dicom.get("patient_birth_date")),
+        "study_date": _iso_date(first_dicom.get("study_date")),
         "description": (first_dicom.get("study_description") or "")[:200],
+        "source": request.source,
+        "source_detail": request.source_detail[:64],
     }
 
 
@@ -343,7 +384,7 @@ def create_studies(*, user, request: UploadRequest) -> list[Study]:
     try:
         with transaction.atomic():
             studies = [
-                _create_study(user, images, report_text, request.has_prior, written, external)
+                _create_study(user, images, report_text, request, written, external)
                 for images in groups.values()
             ]
     except BaseException:
@@ -353,10 +394,11 @@ def create_studies(*, user, request: UploadRequest) -> list[Study]:
     return studies
 
 
-def _create_study(user, images: list[_CheckedImage], report_text: str, has_prior: bool,
+def _create_study(user, images: list[_CheckedImage], report_text: str, request: UploadRequest,
                   written: list[Path], external: ExternalReports | None = None) -> Study:
     first_dicom = next((image.metadata for image in images if image.kind == "dicom"), {})
-    study = Study.objects.create(uploaded_by=user, has_prior=has_prior, **_study_fields(first_dicom))
+    study = Study.objects.create(uploaded_by=user, has_prior=request.has_prior,
+                                 **_study_fields(first_dicom, request))
     for position, checked in enumerate(images):
         image = Image(
             study=study, position=position, kind=checked.kind,
@@ -383,7 +425,7 @@ def _create_study(user, images: list[_CheckedImage], report_text: str, has_prior
         )
     jobs.plan_jobs(study, pipeline.StudyInputs(has_images=bool(images), has_report=bool(report_text),
                                                has_samples=external is not None))
-    detail = {"images": len(images), "report": bool(report_text)}
+    detail = {"images": len(images), "report": bool(report_text), "source": request.source}
     if external is not None:
         detail["samples"] = len(external.samples)
     record_event("study_uploaded", actor=user, study=study, detail=detail)

@@ -8,6 +8,7 @@ from django.core.management import call_command
 from radreview.audit.models import AuditEvent
 from radreview.calibration.export import reviewed_studies
 from radreview.review import services as review
+from tests.factories import PASSWORD
 
 from .helpers import SAMPLES, run_radflag_only, upload_with_samples
 
@@ -46,7 +47,7 @@ def test_decisions_and_signature_make_the_labels(radiologist):
     assert record["sentences"][0]["category"] == "Pleura"
 
     study.refresh_from_db()
-    review.sign(study, radiologist, version=study.review_version)
+    review.sign(study, radiologist, version=study.review_version, password=PASSWORD, attested=True)
     (record,) = reviewed_studies().records
     assert [(s["support"], s["factual"]) for s in record["sentences"]] == [
         (10, True), (2, True), (10, True), (0, False), (0, False)]
@@ -78,7 +79,7 @@ def test_page_download_and_command_give_a_file_the_calibrate_command_reads(radio
     for index, action in ((1, "reject"), (3, "accept"), (4, "accept")):
         decide(study, radiologist, action, index)
     study.refresh_from_db()
-    review.sign(study, radiologist, version=study.review_version)
+    review.sign(study, radiologist, version=study.review_version, password=PASSWORD, attested=True)
 
     response = admin_client_.get("/site/calibration/reviewed.jsonl")
     assert response.status_code == 200 and "attachment" in response["Content-Disposition"]

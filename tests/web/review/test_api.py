@@ -11,6 +11,8 @@ from radreview.review.models import Decision, SignOff
 from tests import factories
 from tests.web.review import factories as rf
 
+ATTESTED = {"password": factories.PASSWORD, "attested": True}
+
 pytestmark = pytest.mark.django_db
 
 
@@ -89,12 +91,14 @@ def test_undo_sign_list_and_export_every_format(api_client):
     undone = api_client.post(f"{base(study)}/decisions/undo/", {"version": version}, format="json")
     assert undone.status_code == 201 and undone.json()["decision"]["undoes"] is not None
     version = undone.json()["version"]
-    refused = api_client.post(f"{base(study)}/signoffs/", {"version": version}, format="json")
+    refused = api_client.post(f"{base(study)}/signoffs/", {"version": version, **ATTESTED},
+                              format="json")
     assert refused.status_code == 400 and "1 flag is still open" in refused.json()["detail"]
     version = api_client.post(f"{base(study)}/decisions/", {"action": "edit", "sentence": rf.IMPRESSION_EFFUSION,
                                                              "text": "No effusion.", "version": version},
                               format="json").json()["version"]
-    signed = api_client.post(f"{base(study)}/signoffs/", {"version": version}, format="json")
+    signed = api_client.post(f"{base(study)}/signoffs/", {"version": version, **ATTESTED},
+                              format="json")
     assert signed.status_code == 201
     signoff = signed.json()
     assert signoff["version"] == 1 and "IMPRESSION: No effusion." in signoff["text"]

@@ -10,6 +10,7 @@ from radreview.audit.services import record_event
 from radreview.review import services
 from radreview.studies.models import Study
 from tests import factories
+from tests.factories import PASSWORD
 from tests.web.review import factories as rf
 
 pytestmark = pytest.mark.django_db
@@ -22,7 +23,7 @@ def reviewed_study(user):
     for index in rf.FLAGGED:
         services.decide(study, user, action="reject", sentence_index=index,
                         version=Study.objects.get(pk=study.pk).review_version)
-    signoff = services.sign(study, user, version=Study.objects.get(pk=study.pk).review_version).signoff
+    signoff = services.sign(study, user, version=Study.objects.get(pk=study.pk).review_version, password=PASSWORD, attested=True).signoff
     services.export(signoff, "sr", user)
     return study
 

@@ -10,6 +10,7 @@ from fhir.resources.R4B.diagnosticreport import DiagnosticReport
 
 from radreview.review import exports, services
 from radreview.studies.models import Study
+from tests.factories import PASSWORD
 from tests.web.review import factories as rf
 
 pytestmark = pytest.mark.django_db
@@ -29,10 +30,10 @@ def signed(user, *, dicom=True, edit_after=False):
     decide("accept", rf.NODULE)
     decide("reject", rf.UNCHANGED)
     decide("accept", rf.IMPRESSION_EFFUSION)
-    signoff = services.sign(study, user, version=Study.objects.get(pk=study.pk).review_version).signoff
+    signoff = services.sign(study, user, version=Study.objects.get(pk=study.pk).review_version, password=PASSWORD, attested=True).signoff
     if edit_after:
         decide("edit", 1, text="The heart is mildly enlarged.")
-        signoff = services.sign(study, user, version=Study.objects.get(pk=study.pk).review_version).signoff
+        signoff = services.sign(study, user, version=Study.objects.get(pk=study.pk).review_version, password=PASSWORD, attested=True).signoff
     return study, signoff
 
 

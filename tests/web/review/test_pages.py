@@ -6,6 +6,7 @@ import pytest
 from radreview.review.models import Decision, SignOff
 from radreview.studies.models import Study
 from tests import factories
+from tests.factories import PASSWORD
 from tests.web.review import factories as rf
 
 pytestmark = pytest.mark.django_db
@@ -134,7 +135,7 @@ def test_a_stale_decision_gets_409_the_message_and_the_fresh_region(radiologist_
 
 def test_a_refused_action_gets_422_with_its_reason(radiologist_client):
     study = rf.make_review_study()
-    response = post(radiologist_client, study, "sign")
+    response = post(radiologist_client, study, "sign", password=PASSWORD, attest="1")
     assert response.status_code == 422 and "4 flags are still open" in response.content.decode()
 
 
@@ -173,7 +174,7 @@ def test_sign_off_by_htmx_and_the_signed_version_page(radiologist_client):
     study = rf.make_review_study()
     for index in rf.FLAGGED:
         post(radiologist_client, study, "decide", action="reject", sentence=index)
-    response = post(radiologist_client, study, "sign")
+    response = post(radiologist_client, study, "sign", password=PASSWORD, attest="1")
     html = response.content.decode()
     assert response.status_code == 200 and "Signed version 1." in html
     assert '<span id="study-status" hx-swap-oob="true">' in html and "status-signed" in html
@@ -199,7 +200,7 @@ def test_admins_may_export_a_signed_version(admin_client_, radiologist):
     for index in rf.FLAGGED:
         services.decide(study, radiologist, action="reject", sentence_index=index,
                         version=Study.objects.get(pk=study.pk).review_version)
-    services.sign(study, radiologist, version=Study.objects.get(pk=study.pk).review_version)
+    services.sign(study, radiologist, version=Study.objects.get(pk=study.pk).review_version, password=PASSWORD, attested=True)
     assert admin_client_.get(f"/studies/{study.pk}/signed/1/export/fhir/").status_code == 200
 
 

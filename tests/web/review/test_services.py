@@ -12,6 +12,7 @@ from radreview.review.models import Decision, SignOff
 from radreview.studies.models import Report, Study
 from radreview.studies.selectors import study_with_everything
 from tests import factories
+from tests.factories import PASSWORD
 from tests.web.review import factories as rf
 
 pytestmark = pytest.mark.django_db
@@ -144,7 +145,7 @@ def test_admins_read_but_never_decide_undo_or_sign(site_admin):
     with pytest.raises(PermissionDenied):
         services.undo_last(study, site_admin, version=0)
     with pytest.raises(PermissionDenied):
-        services.sign(study, site_admin, version=0)
+        services.sign(study, site_admin, version=0, password=PASSWORD, attested=True)
     assert Decision.objects.count() == 0
 
 
@@ -247,7 +248,7 @@ def test_signing_needs_every_flag_decided(radiologist):
     study = rf.make_review_study()
     decide(study, radiologist, "reject", rf.EFFUSION)
     with pytest.raises(services.ReviewError, match="3 flags are still open"):
-        services.sign(study, radiologist, version=version_of(study))
+        services.sign(study, radiologist, version=version_of(study), password=PASSWORD, attested=True)
     assert not SignOff.objects.exists()
 
 
@@ -259,7 +260,7 @@ def test_sign_creates_an_immutable_hashed_final_report(radiologist):
     decide(study, radiologist, "accept", rf.NODULE)
     decide(study, radiologist, "reject", rf.UNCHANGED)
     decide(study, radiologist, "edit", rf.IMPRESSION_EFFUSION, text="No pleural effusion.")
-    signoff = services.sign(study, radiologist, version=version_of(study)).signoff
+    signoff = services.sign(study, radiologist, version=version_of(study), password=PASSWORD, attested=True).signoff
     assert signoff.version == 1 and signoff.signer == radiologist
     assert signoff.report.kind == Report.Kind.FINAL
     assert signoff.report.text == (
@@ -286,12 +287,12 @@ def test_sign_creates_an_immutable_hashed_final_report(radiologist):
 def test_signing_again_needs_a_change_and_makes_the_next_version(radiologist):
     study = rf.make_review_study()
     decide_all_open(study, radiologist)
-    first = services.sign(study, radiologist, version=version_of(study)).signoff
+    first = services.sign(study, radiologist, version=version_of(study), password=PASSWORD, attested=True).signoff
     with pytest.raises(services.ReviewError, match="already has exactly this text"):
-        services.sign(study, radiologist, version=version_of(study))
+        services.sign(study, radiologist, version=version_of(study), password=PASSWORD, attested=True)
     decide(study, radiologist, "edit", 1, text="The heart is enlarged.")
     assert Study.objects.get(pk=study.pk).status == Study.Status.READY  # changes await a new sign-off
-    second = services.sign(study, radiologist, version=version_of(study)).signoff
+    second = services.sign(study, radiologist, version=version_of(study), password=PASSWORD, attested=True).signoff
     assert second.version == 2 and "The heart is enlarged." in second.report.text
     assert SignOff.objects.get(pk=first.pk).report.text == rf.REPORT  # version 1 untouched
     assert Report.objects.filter(study=study, kind=Report.Kind.FINAL).count() == 2
@@ -301,13 +302,13 @@ def test_sign_on_a_stale_version_is_refused(radiologist):
     study = rf.make_review_study()
     decide_all_open(study, radiologist)
     with pytest.raises(services.StaleVersion):
-        services.sign(study, radiologist, version=0)
+        services.sign(study, radiologist, version=0, password=PASSWORD, attested=True)
 
 
 def test_an_altered_final_text_is_never_exported(radiologist):
     study = rf.make_review_study()
     decide_all_open(study, radiologist)
-    signoff = services.sign(study, radiologist, version=version_of(study)).signoff
+    signoff = services.sign(study, radiologist, version=version_of(study), password=PASSWORD, attested=True).signoff
     Report.objects.filter(pk=signoff.report.pk).update(text="tampered behind the app's back")
     with pytest.raises(services.ReviewError, match="hash"):
         services.export(SignOff.objects.get(pk=signoff.pk), "txt", radiologist)
@@ -321,7 +322,7 @@ def test_every_decision_undo_signoff_and_export_is_audited(radiologist):
     decide(study, radiologist, "accept", rf.EFFUSION)
     services.undo_last(study, radiologist, version=version_of(study))
     decide_all_open(study, radiologist)
-    signoff = services.sign(study, radiologist, version=version_of(study)).signoff
+    signoff = services.sign(study, radiologist, version=version_of(study), password=PASSWORD, attested=True).signoff
     services.export(signoff, "fhir", radiologist)
     events = list(AuditEvent.objects.filter(study=study).order_by("id"))
     actions = [e.action for e in events]

@@ -8,6 +8,7 @@ from radreview.jobs.models import Job
 from radreview.review import services
 from radreview.studies.models import Study
 from tests import factories
+from tests.factories import PASSWORD
 from tests.web.review import factories as rf
 
 pytestmark = pytest.mark.django_db
@@ -55,7 +56,7 @@ def test_filters_flagged_signed_status_and_mine(radiologist_client, radiologist)
     signed = rf.make_review_study()
     for index in rf.FLAGGED:
         decide(signed, radiologist, "reject", index)
-    services.sign(signed, radiologist, version=Study.objects.get(pk=signed.pk).review_version)
+    services.sign(signed, radiologist, version=Study.objects.get(pk=signed.pk).review_version, password=PASSWORD, attested=True)
 
     assert sorted(rows(radiologist_client, flagged="yes")[0]) == sorted([flagged.pk, signed.pk])
     assert rows(radiologist_client, flagged="no")[0] == [plain.pk]

@@ -1,0 +1,113 @@
+"""What is set up on this site and what is not: the admins' checklist, and whether images
+alone can be drafted into a report (the upload page warns radiologists when not)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.urls import reverse
+
+from radreview.dicomnet import pacs
+from radreview.dicomnet import selectors as dicom_selectors
+from radreview.dicomnet.status import receiver_status
+from radreview.library.models import ReferenceImage, ReferenceStudy
+from workers.backends import describe
+
+
+@dataclass(frozen=True)
+class Drafting:
+    """Whether a study of images without a report can get a drafted report here."""
+
+    generator_configured: bool
+    reference_images: int
+
+    @property
+    def available(self) -> bool:
+        return self.generator_configured or self.reference_images > 0
+
+
+def drafting_available() -> Drafting:
+    return Drafting(generator_configured=settings.MODEL_ROLES["generator"] != "builtin",
+                    reference_images=ReferenceImage.objects.count())
+
+
+@dataclass(frozen=True)
+class Step:
+    key: str
+    title: str
+    done: bool
+    state: str  # what is there now
+    next_step: str  # what to do, or "" when nothing is needed
+    link: str = ""
+    link_label: str = ""
+    optional: bool = False
+
+
+def _library_steps(drafting: Drafting) -> list[Step]:
+    reports = ReferenceStudy.objects.count()
+    return [
+        Step("reference_reports", "Reference library (reports)", reports > 0,
+             f"{reports:,} reference reports",
+             "" if reports else "Import reference reports (e.g. the Indiana University set): "
+             "they feed three-stage correction and the consistency judge.",
+             reverse("admin:library_referencestudy_changelist"), "Reference studies"),
+        Step("image_memory", "Image memory (reference images)", drafting.reference_images > 0,
+             f"{drafting.reference_images:,} reference images",
+             "" if drafting.reference_images else "Upload reference images with their reports "
+             "(a ZIP file or a server folder): V-RAG, RA-RRG and the built-in report generator "
+             "need them.", reverse("images:library"), "Reference library"),
+    ]
+
+
+def _role_steps(drafting: Drafting) -> list[Step]:
+    steps = []
+    for status in describe():
+        builtin = status.spec == "builtin"
+        done, state, next_step = True, f"{status.kind}: {status.model}", ""
+        if status.load_error:
+            done, next_step = False, f"Fix the setting {status.setting}: {status.load_error}"
+        elif status.role == "generator" and builtin and not drafting.reference_images:
+            done = False
+            next_step = ("No report can be drafted from images: fill the image memory (above) or "
+                         f"set {status.setting} to a vision-language model.")
+        elif status.learned is False:
+            next_step = (f"Optional: set {status.setting} to a BiomedCLIP folder for learned "
+                         "image similarity (the built-in descriptor has no learned weights).")
+        steps.append(Step(f"role_{status.role}", f"Model role: {status.role}", done, state,
+                          next_step, reverse("modelroles:status"), "Model roles",
+                          optional=builtin and done))
+    return steps
+
+
+def _dicom_steps() -> list[Step]:
+    receiver = receiver_status()
+    where = f"AE title {receiver.ae_title} on {receiver.host}:{receiver.port}"
+    store = settings.PACS_STORE
+    latest = dicom_selectors.latest_delivery()
+    store_state = "not configured"
+    if store:
+        store_state = f"{store['ae_title']}@{store['host']}:{store['port']}"
+        if latest is not None:
+            store_state += f"; last send: {latest.get_state_display().lower()}"
+            if latest.last_error:
+                store_state += f" ({latest.last_error})"
+    return [
+        Step("dicom_receiver", "DICOM receiver", receiver.running,
+             f"running, {where}" if receiver.running else f"not running ({where})",
+             "" if receiver.running else "Start it: scripts/run.sh starts it with the web server "
+             "(in production run `manage.py run_dicom_receiver` as a service). Point the "
+             "modality or PACS at this AE title, host and port."),
+        Step("pacs_destination", "PACS destination for signed reports (DICOM SR)", bool(store),
+             store_state, "" if store else "Set RADREVIEW_PACS_STORE=AE_TITLE@host:port so signed "
+             "reports go back to the PACS; until then they are only exported."),
+        Step("pacs_import", "PACS for \"Import from PACS\" (DICOMweb)", pacs.configured(),
+             settings.PACS_DICOMWEB_URL or "not configured",
+             "" if pacs.configured() else "Set RADREVIEW_PACS_DICOMWEB_URL to the PACS's "
+             "DICOMweb root (e.g. http://pacs:8042/dicom-web) so radiologists can import "
+             "studies.", optional=True),
+    ]
+
+
+def checklist() -> list[Step]:
+    drafting = drafting_available()
+    return _library_steps(drafting) + _role_steps(drafting) + _dicom_steps()
