@@ -10,7 +10,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Count, Exists, IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery, Value
+from django.db.models import (Case, Count, Exists, IntegerField, Max, OuterRef, Prefetch, Q,
+                              QuerySet, Subquery, Value, When)
 from django.db.models.functions import Coalesce
 
 from radreview.studies.models import Report, Sentence, Study
@@ -120,6 +121,23 @@ def reviewed_by_filter(user) -> Q:
     return (Q(uploaded_by=user)
             | Exists(Decision.objects.filter(study=OuterRef("pk"), user=user))
             | Exists(SignOff.objects.filter(study=OuterRef("pk"), signer=user)))
+
+
+def with_reading_room_columns(studies: QuerySet[Study]) -> QuerySet[Study]:
+    """Annotate ``open_harm_rank`` (the highest harm among open flags, as ``Harm.rank``; None
+    without open flags) and ``reader`` (who made the latest decision or sign-off)."""
+    rank = Case(*[When(harm=harm.value, then=Value(harm.rank)) for harm in Harm],
+                output_field=IntegerField())
+    open_rows = _flag_rows_sql().filter(~Exists(_decided_sql()))
+    highest = open_rows.order_by().values("report__study").annotate(top=Max(rank)).values("top")
+    decider = (Decision.objects.filter(study=OuterRef("pk")).order_by("-id")
+               .values("user__username")[:1])
+    signer = (SignOff.objects.filter(study=OuterRef("pk")).order_by("-version")
+              .values("signer__username")[:1])
+    return studies.annotate(
+        open_harm_rank=Subquery(highest, output_field=IntegerField()),
+        reader=Coalesce(Subquery(decider), Subquery(signer)),
+    )
 
 
 # --- the review of one study -----------------------------------------------------------------

@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date
 
-from django.db.models import Count, Prefetch, QuerySet
+from django.db.models import Count, F, Prefetch, Q, QuerySet
 
 from radreview.jobs.models import Job
 
-from .models import Report, Sentence, Study
+from .models import Image, Report, Sentence, Study
 
 
 @dataclass(frozen=True)
@@ -18,10 +19,26 @@ class WorklistFilters:
     flagged: str = ""  # "", "yes", "no"
     signed: str = ""  # "", "yes", "no"
     mine: bool = False
-    sort: str = "newest"  # or "oldest"
+    patient: str = ""  # part of the patient's name or ID
+    accession: str = ""
+    modality: str = ""
+    date_from: date | None = None
+    date_to: date | None = None
+    sort: str = "newest"
 
-    SORTS = {"newest": ("-created_at", "-id"), "oldest": ("created_at", "id")}
+    # Each sort: its ordering, studies without the value last.
+    SORTS = {
+        "newest": (F("created_at").desc(), F("id").desc()),
+        "oldest": (F("created_at").asc(), F("id").asc()),
+        "patient": (F("patient_name").asc(), F("id").desc()),
+        "patient_id": (F("patient_id").asc(), F("id").desc()),
+        "accession": (F("accession_number").asc(), F("id").desc()),
+        "study_date": (F("study_date").desc(nulls_last=True), F("id").desc()),
+        "harm": (F("open_harm_rank").desc(nulls_last=True), F("created_at").asc()),
+        "status": (F("status").asc(), F("id").desc()),
+    }
     YES_NO = ("yes", "no")
+    TEXT_LIMIT = 64
 
     @classmethod
     def from_query(cls, query) -> WorklistFilters:
@@ -33,19 +50,30 @@ class WorklistFilters:
             flagged=flagged if flagged in cls.YES_NO else "",
             signed=signed if signed in cls.YES_NO else "",
             mine=query.get("mine") in ("1", "on", "yes", "true"),
+            patient=query.get("patient", "").strip()[:cls.TEXT_LIMIT],
+            accession=query.get("accession", "").strip()[:cls.TEXT_LIMIT],
+            modality=query.get("modality", "").strip().upper()[:16],
+            date_from=_date(query.get("date_from", "")),
+            date_to=_date(query.get("date_to", "")),
             sort=sort if sort in cls.SORTS else "newest",
         )
 
     @property
     def active(self) -> bool:
-        return bool(self.status or self.flagged or self.signed or self.mine)
+        return bool(self.status or self.flagged or self.signed or self.mine or self.patient
+                    or self.accession or self.modality or self.date_from or self.date_to)
 
 
-def studies_for_worklist(filters: WorklistFilters | None = None, user=None) -> QuerySet[Study]:
+def _date(value: str) -> date | None:
+    try:
+        return date.fromisoformat(value) if value else None
+    except ValueError:
+        return None
+
+
+def _filtered(studies: QuerySet[Study], filters: WorklistFilters, user) -> QuerySet[Study]:
     from radreview.review import selectors as review
 
-    filters = filters or WorklistFilters()
-    studies = Study.objects.all()
     if filters.status:
         studies = studies.filter(status=filters.status)
     if filters.flagged:
@@ -54,12 +82,46 @@ def studies_for_worklist(filters: WorklistFilters | None = None, user=None) -> Q
         studies = studies.filter(review.signed_filter(filters.signed == "yes"))
     if filters.mine and user is not None:
         studies = studies.filter(review.reviewed_by_filter(user))
-    return review.with_flag_counts(
+    if filters.patient:
+        studies = studies.filter(Q(patient_name__icontains=filters.patient)
+                                 | Q(patient_id__icontains=filters.patient))
+    if filters.accession:
+        studies = studies.filter(accession_number__icontains=filters.accession)
+    if filters.modality:
+        studies = studies.filter(images__metadata__modality=filters.modality).distinct()
+    if filters.date_from:
+        studies = studies.filter(study_date__gte=filters.date_from)
+    if filters.date_to:
+        studies = studies.filter(study_date__lte=filters.date_to)
+    return studies
+
+
+def studies_for_worklist(filters: WorklistFilters | None = None, user=None) -> QuerySet[Study]:
+    from radreview.review import selectors as review
+
+    filters = filters or WorklistFilters()
+    studies = _filtered(Study.objects.all(), filters, user)
+    return review.with_reading_room_columns(review.with_flag_counts(
         studies.select_related("uploaded_by")
         .annotate(image_count=Count("images", distinct=True))
-        .prefetch_related(Prefetch("jobs", queryset=Job.objects.order_by("order")), "reports")
-        .order_by(*WorklistFilters.SORTS[filters.sort])
-    )
+        .prefetch_related(Prefetch("jobs", queryset=Job.objects.order_by("order")), "reports",
+                          Prefetch("images", queryset=Image.objects.only(
+                              "id", "study_id", "view", "kind", "metadata", "position")))
+    )).order_by(*WorklistFilters.SORTS[filters.sort])
+
+
+def modality_and_views(study: Study) -> str:
+    """"DX · PA, LATERAL" from the study's images (prefetched)."""
+    images = list(study.images.all())
+    modalities = sorted({(i.metadata or {}).get("modality") or i.get_kind_display()
+                         for i in images})
+    views = [i.view for i in images if i.view != Image.View.UNKNOWN]
+    return " · ".join(part for part in (", ".join(modalities), ", ".join(views)) if part)
+
+
+def failure_reason(study: Study) -> str:
+    """The error of the study's failed stage (jobs prefetched), or ""."""
+    return next((job.error for job in study.jobs.all() if job.state == Job.State.FAILED), "")
 
 
 def study_with_everything(pk: int) -> Study:

@@ -10,6 +10,7 @@ from radreview.jobs import services as jobs
 from radreview.jobs.models import Job
 from radreview.review.views import review_context
 from radreview.sitesetup import selectors as setup_selectors
+from workers.types import Harm
 
 from . import selectors, upload_limits
 from .forms import UploadForm
@@ -19,15 +20,26 @@ from .storage import media_path
 from .upload_limits import OVERSIZE_ATTRIBUTE
 
 WORKLIST_PAGE_SIZE = 25
+HARMS = list(Harm)
+WORKLIST_SORTS = [("newest", "newest first"), ("oldest", "oldest first"),
+                  ("harm", "highest open harm"), ("study_date", "study date"),
+                  ("patient", "patient name"), ("patient_id", "patient ID"),
+                  ("accession", "accession number"), ("status", "status")]
 
 
 def worklist(request):
     filters = selectors.WorklistFilters.from_query(request.GET)
     studies = selectors.studies_for_worklist(filters, user=request.user)
     page = Paginator(studies, WORKLIST_PAGE_SIZE).get_page(request.GET.get("page"))
+    for study in page:
+        study.modality_views = selectors.modality_and_views(study)
+        study.failure = selectors.failure_reason(study)
+        study.open_harm = HARMS[study.open_harm_rank] if study.open_harm_rank is not None else None
     context = {
         "page": page, "filters": filters, "statuses": Study.Status.choices,
-        "polling": any(not selectors.is_finished(s) for s in page),
+        # Studies still running refresh quickly; new arrivals appear within the slower poll.
+        "poll_seconds": 2 if any(not selectors.is_finished(s) for s in page) else 5,
+        "sorts": WORKLIST_SORTS,
     }
     template = "studies/_worklist_rows.html" if request.htmx else "studies/worklist.html"
     return render(request, template, context)

@@ -1,0 +1,35 @@
+"""One RadReview receiver and one Orthanc per test module, on free loopback ports, sharing
+one media folder with the tests (the receiver is another process)."""
+import pytest
+
+from tests.support.dicom_services import Orthanc, Receiver
+
+
+@pytest.fixture(scope="module")
+def shared_media(tmp_path_factory):
+    return tmp_path_factory.mktemp("media")
+
+
+@pytest.fixture(autouse=True)
+def media_root(settings, shared_media, tmp_path):
+    settings.MEDIA_ROOT = shared_media
+    settings.INDEX_DIR = tmp_path / "indexes"
+    return shared_media
+
+
+@pytest.fixture(scope="module")
+def receiver(django_db_setup, django_db_blocker, tmp_path_factory, shared_media):
+    from django.test import override_settings
+
+    with django_db_blocker.unblock(), override_settings(MEDIA_ROOT=shared_media):
+        process = Receiver(tmp_path_factory.mktemp("receiver")).start()
+    yield process
+    process.stop()
+
+
+@pytest.fixture(scope="module")
+def orthanc(tmp_path_factory, receiver):
+    process = Orthanc(tmp_path_factory.mktemp("orthanc"), modalities={
+        "radreview": [Receiver.AE_TITLE, "127.0.0.1", receiver.port]}).start()
+    yield process
+    process.stop()
