@@ -10,8 +10,9 @@ PASSWORD = "correct-horse-battery"
 _counter = itertools.count(1)
 
 
-def make_user(role: str = User.Role.RADIOLOGIST, username: str | None = None) -> User:
-    user = User(username=username or f"{role}-{next(_counter)}", role=role)
+def make_user(role: str = User.Role.RADIOLOGIST, username: str | None = None,
+              **names: str) -> User:
+    user = User(username=username or f"{role}-{next(_counter)}", role=role, **names)
     user.set_password(PASSWORD)
     user.save()
     return user

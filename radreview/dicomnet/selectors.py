@@ -16,3 +16,15 @@ def recent_inbound(limit: int = 20) -> list[InboundStudy]:
 
 def latest_delivery() -> SrDelivery | None:
     return SrDelivery.objects.order_by("-created_at", "-id").first()
+
+
+def viewer_images(study) -> list[dict]:
+    """The study's DICOM images as the viewer opens them through WADO-RS (images prefetched):
+    PA first, then the lateral, then any other view."""
+    order = {"PA": 0, "AP": 1, "LATERAL": 2}
+    images = [image for image in study.images.all()
+              if image.kind == "dicom" and image.sop_instance_uid and image.series_instance_uid]
+    images.sort(key=lambda image: (order.get(image.view, 3), image.position))
+    return [{"study": study.study_instance_uid, "series": image.series_instance_uid,
+             "sop": image.sop_instance_uid, "label": image.get_view_display()}
+            for image in images] if study.study_instance_uid else []

@@ -1,3 +1,5 @@
+import json
+
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.http import FileResponse, Http404
@@ -6,6 +8,7 @@ from django.urls import reverse
 from django.views.csrf import csrf_failure as django_csrf_failure
 from django.views.decorators.http import require_POST
 
+from radreview.dicomnet import selectors as dicom_selectors
 from radreview.jobs import services as jobs
 from radreview.jobs.models import Job
 from radreview.review.views import review_context
@@ -13,6 +16,7 @@ from radreview.sitesetup import selectors as setup_selectors
 from workers.types import Harm
 
 from . import selectors, upload_limits
+from .age import display_age
 from .forms import UploadForm
 from .models import Image, Study
 from .services.upload import UploadRejected, UploadRequest, create_studies
@@ -97,11 +101,15 @@ def detail(request, pk: int):
     except Study.DoesNotExist:
         raise Http404("No such study") from None
     report = study.audited_report
+    viewer_images = dicom_selectors.viewer_images(study)
     context = {
         "study": study,
         "report": report,
         "sections": selectors.sections_of(report) if report else [],
         "finished": selectors.is_finished(study),
+        "age": display_age(study),
+        "viewer_images": viewer_images,
+        "viewer_images_json": json.dumps(viewer_images),
     }
     if report is not None and context["sections"]:
         # Once the report is parsed, the study page is the review page.

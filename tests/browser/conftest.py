@@ -44,3 +44,9 @@ def log_in(page, live_server, user) -> None:
     page.fill("#id_password", factories.PASSWORD)
     page.click("button[type=submit]")
     page.wait_for_url(f"{live_server.url}/")
+
+
+def sign_with_attestation(page, password: str = factories.PASSWORD) -> None:
+    page.check("#attest")
+    page.fill("#sign-password", password)
+    page.click("#sign")

@@ -14,7 +14,9 @@ from radreview.studies.models import Study
 from tests import factories
 from tests.web.review import factories as rf
 
-from .conftest import log_in
+from tests.support.dicom_study import make_dicom_review_study
+
+from .conftest import log_in, sign_with_attestation
 
 pytestmark = [pytest.mark.browser]
 
@@ -34,7 +36,7 @@ def open_study(page, live_server, study):
 
 def test_review_with_the_keyboard_sign_and_export(page, live_server, tmp_path):
     user = factories.make_user(username="dr-keyboard")
-    study = rf.make_review_study(dicom=True)
+    study = make_dicom_review_study()
     log_in(page, live_server, user)
     open_study(page, live_server, study)
 
@@ -47,7 +49,7 @@ def test_review_with_the_keyboard_sign_and_export(page, live_server, tmp_path):
     expect(page.locator("#shortcuts")).to_be_visible()
     expect(page.locator(".sent[data-flag]")).to_have_count(4)
     expect(page.locator("#sentence-3 .flag-badge")).to_have_text("‼ high")
-    expect(page.locator("figure.image img").first).to_be_visible()
+    expect(page.locator(".cs-viewer")).to_have_attribute("data-ready", "true")
     shot = tmp_path / "review.png"
     page.screenshot(path=str(shot), full_page=True)
     data = shot.read_bytes()
@@ -89,7 +91,7 @@ def test_review_with_the_keyboard_sign_and_export(page, live_server, tmp_path):
     page.keyboard.press("r")
     expect(page.locator("#flag-count")).to_contain_text("0 of 4 flags open")
 
-    page.click("#sign")
+    sign_with_attestation(page)
     expect(page.locator("#review-notice")).to_have_text("Signed version 1.")
     expect(page.locator("#signed-versions tbody tr")).to_have_count(1)
     signoff = SignOff.objects.get()

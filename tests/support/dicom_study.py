@@ -11,7 +11,8 @@ def make_dicom_review_study(**fields) -> Study:
         data = dicom.make_dicom(study_uid=rf.STUDY_UID, series_uid=rf.SERIES_UID,
                                 sop_uid=image.sop_instance_uid, seed=number,
                                 view="PA" if image.view == Image.View.PA else "LATERAL",
-                                patient_name="Doe^Jane", patient_id="P-0042", accession="ACC-7")
+                                patient_name="Doe^Jane", patient_id="P-0042", accession="ACC-7",
+                                extra={"PixelSpacing": [0.5, 0.5]})
         write_media_atomically(image.original.name, data)
         Image.objects.filter(pk=image.pk).update(size_bytes=len(data), rows=256, columns=256)
     return study

@@ -1,0 +1,218 @@
+// The review page's diagnostic viewer: Cornerstone3D stack viewports reading RadReview's own
+// WADO-RS (/api/dicomweb), one per view (PA and lateral side by side). Window/level drag
+// with presets, zoom, pan, invert, length measurement, reset and full screen.
+// Keys (none of them used by the review: j k a r e u and the arrows): w window/level,
+// z zoom, p pan, m measure, i invert, 0 reset, f full screen, 1-4 presets.
+import * as core from "@cornerstonejs/core";
+import * as tools from "@cornerstonejs/tools";
+import { init as initLoader, wadors } from "@cornerstonejs/dicom-image-loader";
+
+const { Enums: ToolEnums } = tools;
+const PRIMARY = ToolEnums.MouseBindings.Primary;
+const TOOLS = { w: "WindowLevel", z: "Zoom", p: "Pan", m: "Length" };
+const TOOL_CLASSES = [tools.WindowLevelTool, tools.ZoomTool, tools.PanTool, tools.LengthTool];
+// Presets as a share of the image's own display range: [centre, width].
+const PRESETS = {
+  1: ["default", null],
+  2: ["lung", [0.35, 0.6]],
+  3: ["soft tissue", [0.5, 0.4]],
+  4: ["bone", [0.72, 0.45]],
+};
+const GROUP = "radreview-viewer";
+let started = null;
+
+function start() {
+  started ||= (async () => {
+    await core.init();
+    initLoader({ maxWebWorkers: 1 });
+    tools.init();
+    TOOL_CLASSES.forEach((Tool) => tools.addTool(Tool));
+  })();
+  return started;
+}
+
+async function loadMetadata(root, item) {
+  const base = `${root}/studies/${item.study}/series/${item.series}/instances/${item.sop}`;
+  const imageId = `wadors:${base}/frames/1`;
+  const answer = await fetch(`${base}/metadata`, { credentials: "same-origin",
+                                                   headers: { Accept: "application/dicom+json" } });
+  if (!answer.ok) throw new Error(`metadata: ${answer.status}`);
+  const [metadata] = await answer.json();
+  wadors.metaDataManager.add(imageId, metadata);
+  return imageId;
+}
+
+class Viewer {
+  constructor(element) {
+    this.element = element;
+    this.items = JSON.parse(element.dataset.images);
+    this.root = element.dataset.wadoRoot;
+    this.viewports = [];
+    this.defaults = new Map();
+    this.status = element.querySelector(".cs-status");
+  }
+
+  async open() {
+    await start();
+    this.engine = new core.RenderingEngine(`engine-${this.element.id}`);
+    const panes = Array.from(this.element.querySelectorAll(".cs-pane"));
+    this.engine.setViewports(panes.map((pane, index) => ({
+      viewportId: `${this.element.id}-${index}`, element: pane.querySelector(".cs-canvas"),
+      type: core.Enums.ViewportType.STACK,
+    })));
+    this.group = tools.ToolGroupManager.createToolGroup(GROUP);
+    TOOL_CLASSES.forEach((Tool) => this.group.addTool(Tool.toolName));
+    this.group.setToolActive(tools.PanTool.toolName,
+                             { bindings: [{ mouseButton: ToolEnums.MouseBindings.Auxiliary }] });
+    this.group.setToolActive(tools.ZoomTool.toolName,
+                             { bindings: [{ mouseButton: ToolEnums.MouseBindings.Secondary }] });
+    this.choose("WindowLevel");
+    for (const [index, item] of this.items.entries()) {
+      const viewport = this.engine.getViewport(`${this.element.id}-${index}`);
+      this.group.addViewport(viewport.id, this.engine.id);
+      const imageId = await loadMetadata(this.root, item);
+      await viewport.setStack([imageId]);
+      viewport.render();
+      this.defaults.set(viewport.id, { ...viewport.getProperties().voiRange });
+      this.viewports.push(viewport);
+      viewport.element.addEventListener(core.Enums.Events.CAMERA_MODIFIED, () => this.showZoom());
+      viewport.element.addEventListener(core.Enums.Events.VOI_MODIFIED, () => this.showWindow());
+    }
+    core.eventTarget.addEventListener(ToolEnums.Events.ANNOTATION_COMPLETED, () => this.listMeasurements());
+    core.eventTarget.addEventListener(ToolEnums.Events.ANNOTATION_MODIFIED, () => this.listMeasurements());
+    this.showZoom();
+    this.showWindow();
+    this.element.dataset.ready = "true";
+    this.status.textContent = "";
+  }
+
+  choose(tool) {
+    const current = this.group.getActivePrimaryMouseButtonTool();
+    if (current) this.group.setToolPassive(current);
+    this.group.setToolActive(tools[`${tool}Tool`].toolName, { bindings: [{ mouseButton: PRIMARY }] });
+    this.element.querySelectorAll("[data-tool]").forEach((button) => {
+      button.setAttribute("aria-pressed", button.dataset.tool === tool ? "true" : "false");
+    });
+  }
+
+  preset(key) {
+    const [name, share] = PRESETS[key];
+    for (const viewport of this.viewports) {
+      const base = this.defaults.get(viewport.id);
+      let range = base;
+      if (share) {
+        const span = base.upper - base.lower;
+        const centre = base.lower + share[0] * span;
+        const half = (share[1] * span) / 2;
+        range = { lower: centre - half, upper: centre + half };
+      }
+      viewport.setProperties({ voiRange: range });
+      viewport.render();
+    }
+    this.element.querySelectorAll("[data-preset]").forEach((button) => {
+      button.setAttribute("aria-pressed", button.dataset.preset === String(key) ? "true" : "false");
+    });
+    this.element.dataset.preset = name;
+  }
+
+  invert() {
+    for (const viewport of this.viewports) {
+      viewport.setProperties({ invert: !viewport.getProperties().invert });
+      viewport.render();
+    }
+  }
+
+  zoom(factor) {
+    for (const viewport of this.viewports) {
+      viewport.setZoom(viewport.getZoom() * factor);
+      viewport.render();
+    }
+  }
+
+  reset() {
+    for (const viewport of this.viewports) {
+      viewport.resetCamera();
+      viewport.resetProperties();
+      viewport.setProperties({ voiRange: this.defaults.get(viewport.id) });
+      viewport.render();
+    }
+    tools.annotation.state.removeAllAnnotations();
+    this.listMeasurements();
+    this.engine.render();
+  }
+
+  fullScreen() {
+    if (document.fullscreenElement) document.exitFullscreen();
+    else this.element.requestFullscreen?.().catch(() => {});
+  }
+
+  showZoom() {
+    const zoom = this.viewports[0]?.getZoom() ?? 1;
+    this.element.querySelector(".cs-zoom").value = `${Math.round(zoom * 100)}%`;
+  }
+
+  showWindow() {
+    const range = this.viewports[0]?.getProperties().voiRange;
+    if (!range) return;
+    const width = Math.round(range.upper - range.lower);
+    const centre = Math.round((range.upper + range.lower) / 2);
+    this.element.querySelector(".cs-window").value = `W ${width} / L ${centre}`;
+  }
+
+  listMeasurements() {
+    const list = this.element.querySelector(".cs-measurements");
+    const lengths = (tools.annotation.state.getAllAnnotations() || [])
+      .filter((item) => item.metadata?.toolName === tools.LengthTool.toolName);
+    list.replaceChildren(...lengths.map((item) => {
+      const stats = Object.values(item.data?.cachedStats || {})[0] || {};
+      const entry = document.createElement("li");
+      entry.textContent = stats.length !== undefined
+        ? `${stats.length.toFixed(1)} ${stats.unit || "mm"}` : "measuring…";
+      return entry;
+    }));
+  }
+}
+
+function typing(target) {
+  return target instanceof HTMLElement &&
+    (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName));
+}
+
+function wire(viewer) {
+  const element = viewer.element;
+  element.addEventListener("click", (event) => {
+    const button = event.target.closest("button");
+    if (!button) return;
+    if (button.dataset.tool) viewer.choose(button.dataset.tool);
+    else if (button.dataset.preset) viewer.preset(button.dataset.preset);
+    else if (button.dataset.action === "invert") viewer.invert();
+    else if (button.dataset.action === "zoom-in") viewer.zoom(1.25);
+    else if (button.dataset.action === "zoom-out") viewer.zoom(0.8);
+    else if (button.dataset.action === "reset") viewer.reset();
+    else if (button.dataset.action === "fullscreen") viewer.fullScreen();
+  });
+  element.addEventListener("contextmenu", (event) => event.preventDefault());
+  document.addEventListener("keydown", (event) => {
+    if (typing(event.target) || event.ctrlKey || event.metaKey || event.altKey) return;
+    const key = event.key.toLowerCase();
+    const actions = {
+      i: () => viewer.invert(), 0: () => viewer.reset(), f: () => viewer.fullScreen(),
+    };
+    if (TOOLS[key]) viewer.choose(TOOLS[key]);
+    else if (PRESETS[key]) viewer.preset(key);
+    else if (actions[key]) actions[key]();
+    else return;
+    event.preventDefault();
+  });
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  const element = document.querySelector(".cs-viewer");
+  if (!element) return;
+  const viewer = new Viewer(element);
+  wire(viewer);
+  viewer.open().catch((error) => {
+    element.dataset.ready = "error";
+    viewer.status.textContent = `The viewer could not open these images (${error.message}).`;
+  });
+});
