@@ -41,4 +41,18 @@ ensure_debian_packages() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q "${missing[@]}" >/dev/null
 }
 
+# The review page's viewer (Cornerstone3D from the npm registry, viewer/package-lock.json),
+# bundled into static/viewer/. Built when the output is missing or older than its sources.
+ensure_viewer() {
+  local want
+  want=$(cat viewer/package.json viewer/package-lock.json viewer/build.mjs viewer/src/*.js \
+    | sha256sum | cut -d' ' -f1)
+  if [ "$(cat static/viewer/BUILT_FROM 2>/dev/null)" = "$want" ] && [ -s static/viewer/viewer.js ]; then
+    return 0
+  fi
+  command -v npm >/dev/null 2>&1 || ensure_debian_packages npm:npm
+  say "Building the image viewer (npm ci, then esbuild)"
+  (cd viewer && npm ci --no-audit --no-fund --loglevel=error && VIEWER_SOURCE_HASH="$want" node build.mjs)
+}
+
 manage() { "$VENV/bin/python" manage.py "$@"; }

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Set up everything on a fresh machine and run RadReview on its embedded default:
 # SQLite and a Celery worker over the filesystem broker, both in ./data, the web server on
-# http://127.0.0.1:8000. Ctrl-C stops both.
+# http://127.0.0.1:8000 and the DICOM receiver on 127.0.0.1:11112 (AE title RADREVIEW).
+# Ctrl-C stops all three.
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
 
 ensure_venv
+ensure_viewer
 export RADREVIEW_LOCAL_HTTP=1   # plain HTTP, loopback only (settings refuse other hosts)
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 PORT=${RADREVIEW_PORT:-8000}
@@ -27,9 +29,14 @@ say "Starting the worker"
 WORKER=$!
 trap 'kill $WORKER 2>/dev/null; wait $WORKER 2>/dev/null' EXIT INT TERM
 
+say "Starting the DICOM receiver"
+manage run_dicom_receiver &
+RECEIVER=$!
+trap 'kill $RECEIVER $WORKER 2>/dev/null; wait 2>/dev/null' EXIT INT TERM
+
 say "RadReview on http://127.0.0.1:$PORT/ (Ctrl-C to stop)"
 "$VENV/bin/gunicorn" radreview.wsgi --bind "127.0.0.1:$PORT" --workers 2 --timeout 120 \
   --access-logfile - &
 WEB=$!
-trap 'kill $WEB $WORKER 2>/dev/null; wait 2>/dev/null' EXIT INT TERM
+trap 'kill $WEB $RECEIVER $WORKER 2>/dev/null; wait 2>/dev/null' EXIT INT TERM
 wait $WEB

@@ -8,7 +8,10 @@ cd "$(dirname "$0")/.."
 source scripts/lib.sh
 
 ensure_venv
-ensure_debian_packages chromium:chromium redis-server:redis-server '/usr/lib/postgresql/*/bin/initdb:postgresql'
+ensure_debian_packages chromium:chromium redis-server:redis-server '/usr/lib/postgresql/*/bin/initdb:postgresql' \
+  /usr/sbin/Orthanc:orthanc '/usr/share/orthanc/plugins/libOrthancDicomWeb.so:orthanc-dicomweb' \
+  storescu:dcmtk
+ensure_viewer
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 PYTHONDONTWRITEBYTECODE=1
 unset DATABASE_URL CELERY_BROKER_URL RADREVIEW_DATA_DIR
 

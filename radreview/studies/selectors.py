@@ -7,6 +7,7 @@ from datetime import date
 from django.db.models import Count, F, Prefetch, Q, QuerySet
 
 from radreview.jobs.models import Job
+from radreview.review import selectors as review
 
 from .models import Image, Report, Sentence, Study
 
@@ -72,8 +73,6 @@ def _date(value: str) -> date | None:
 
 
 def _filtered(studies: QuerySet[Study], filters: WorklistFilters, user) -> QuerySet[Study]:
-    from radreview.review import selectors as review
-
     if filters.status:
         studies = studies.filter(status=filters.status)
     if filters.flagged:
@@ -97,8 +96,6 @@ def _filtered(studies: QuerySet[Study], filters: WorklistFilters, user) -> Query
 
 
 def studies_for_worklist(filters: WorklistFilters | None = None, user=None) -> QuerySet[Study]:
-    from radreview.review import selectors as review
-
     filters = filters or WorklistFilters()
     studies = _filtered(Study.objects.all(), filters, user)
     return review.with_reading_room_columns(review.with_flag_counts(
@@ -126,8 +123,6 @@ def failure_reason(study: Study) -> str:
 
 def study_with_everything(pk: int) -> Study:
     """A study with what its page shows, the review included, in a fixed number of queries."""
-    from radreview.review import selectors as review
-
     sentences = Prefetch("sentences", queryset=Sentence.objects.order_by("index"))
     reports = Prefetch("reports", queryset=Report.objects.prefetch_related(sentences, review.detection_prefetch()))
     return (

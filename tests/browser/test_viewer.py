@@ -63,14 +63,16 @@ def test_review_in_the_viewer_and_sign_with_the_attestation(page, live_server):
     page.click(".cs-viewer [data-action='zoom-in']")
     expect(page.locator(".cs-zoom")).to_have_text("125%")
     page.keyboard.press("m")  # the measuring tool; "m" means nothing to the review
-    expect(page.locator(".cs-viewer [data-tool='Length']")).to_have_attribute("aria-pressed", "true")
+    measure = page.locator(".cs-viewer [data-tool='Length']")
+    expect(measure).to_have_attribute("aria-pressed", "true")
     drag(page, canvas, 150, 0)
     expect(page.locator(".cs-measurements li")).to_have_count(1)
     expect(page.locator(".cs-measurements li")).to_have_text(re.compile(r"^\d+\.\d (mm|px)$"))
     page.keyboard.press("0")
     expect(page.locator(".cs-zoom")).to_have_text("100%")
 
-    for left in range(len(rf.FLAGGED) - 1, -1, -1):  # the review's own keys work beside the viewer's
+    # The review's own keys work beside the viewer's.
+    for left in range(len(rf.FLAGGED) - 1, -1, -1):
         page.keyboard.press("r")
         expect(page.locator("#flag-count")).to_contain_text(f"{left} of 4 flags open")
     sign_with_attestation(page, password="not-my-password")

@@ -5,7 +5,7 @@ from collections import OrderedDict
 
 import numpy as np
 from pydicom.dataset import Dataset
-from pydicom.uid import ExplicitVRLittleEndian, UID
+from pydicom.uid import UID, ExplicitVRLittleEndian
 
 from radreview.studies.age import dicom_age
 

@@ -5,78 +5,153 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('review', '0003_signoff_attestation_and_signer'),
-        ('studies', '0002_study_source_birth_date_sop_index'),
+        ("review", "0003_signoff_attestation_and_signer"),
+        ("studies", "0002_study_source_birth_date_sop_index"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='InboundStudy',
+            name="InboundStudy",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('study_instance_uid', models.CharField(db_index=True, max_length=64)),
-                ('calling_ae', models.CharField(blank=True, max_length=16)),
-                ('state', models.CharField(choices=[('receiving', 'Receiving'), ('ingesting', 'Creating the study'), ('done', 'Study created'), ('refused', 'Refused')], db_index=True, default='receiving', max_length=10)),
-                ('first_received_at', models.DateTimeField(auto_now_add=True)),
-                ('last_received_at', models.DateTimeField()),
-                ('trigger_requested', models.BooleanField(default=False)),
-                ('error', models.TextField(blank=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('study', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='studies.study')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("study_instance_uid", models.CharField(db_index=True, max_length=64)),
+                ("calling_ae", models.CharField(blank=True, max_length=16)),
+                (
+                    "state",
+                    models.CharField(
+                        choices=[
+                            ("receiving", "Receiving"),
+                            ("ingesting", "Creating the study"),
+                            ("done", "Study created"),
+                            ("refused", "Refused"),
+                        ],
+                        db_index=True,
+                        default="receiving",
+                        max_length=10,
+                    ),
+                ),
+                ("first_received_at", models.DateTimeField(auto_now_add=True)),
+                ("last_received_at", models.DateTimeField()),
+                ("trigger_requested", models.BooleanField(default=False)),
+                ("error", models.TextField(blank=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "study",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="studies.study",
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'inbound studies',
-                'ordering': ['-last_received_at', '-id'],
+                "verbose_name_plural": "inbound studies",
+                "ordering": ["-last_received_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='InboundInstance',
+            name="InboundInstance",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('sop_instance_uid', models.CharField(max_length=64)),
-                ('path', models.CharField(max_length=300)),
-                ('size_bytes', models.PositiveBigIntegerField()),
-                ('received_at', models.DateTimeField(auto_now_add=True)),
-                ('batch', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='instances', to='dicomnet.inboundstudy')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("sop_instance_uid", models.CharField(max_length=64)),
+                ("path", models.CharField(max_length=300)),
+                ("size_bytes", models.PositiveBigIntegerField()),
+                ("received_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "batch",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="instances",
+                        to="dicomnet.inboundstudy",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['batch', 'id'],
+                "ordering": ["batch", "id"],
             },
         ),
         migrations.CreateModel(
-            name='SrDelivery',
+            name="SrDelivery",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('ae_title', models.CharField(max_length=16)),
-                ('host', models.CharField(max_length=255)),
-                ('port', models.PositiveIntegerField()),
-                ('sop_instance_uid', models.CharField(max_length=64)),
-                ('state', models.CharField(choices=[('pending', 'Waiting to be sent'), ('sending', 'Sending'), ('sent', 'Sent')], db_index=True, default='pending', max_length=8)),
-                ('attempts', models.PositiveIntegerField(default=0)),
-                ('last_error', models.TextField(blank=True)),
-                ('last_attempt_at', models.DateTimeField(blank=True, null=True)),
-                ('next_attempt_at', models.DateTimeField(blank=True, null=True)),
-                ('claimed_until', models.DateTimeField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('sent_at', models.DateTimeField(blank=True, null=True)),
-                ('signoff', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='deliveries', to='review.signoff')),
-                ('study', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='sr_deliveries', to='studies.study')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("ae_title", models.CharField(max_length=16)),
+                ("host", models.CharField(max_length=255)),
+                ("port", models.PositiveIntegerField()),
+                ("sop_instance_uid", models.CharField(max_length=64)),
+                (
+                    "state",
+                    models.CharField(
+                        choices=[
+                            ("pending", "Waiting to be sent"),
+                            ("sending", "Sending"),
+                            ("sent", "Sent"),
+                        ],
+                        db_index=True,
+                        default="pending",
+                        max_length=8,
+                    ),
+                ),
+                ("attempts", models.PositiveIntegerField(default=0)),
+                ("last_error", models.TextField(blank=True)),
+                ("last_attempt_at", models.DateTimeField(blank=True, null=True)),
+                ("next_attempt_at", models.DateTimeField(blank=True, null=True)),
+                ("claimed_until", models.DateTimeField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("sent_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "signoff",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="deliveries",
+                        to="review.signoff",
+                    ),
+                ),
+                (
+                    "study",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="sr_deliveries",
+                        to="studies.study",
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'SR deliveries',
-                'ordering': ['study', '-created_at', '-id'],
+                "verbose_name_plural": "SR deliveries",
+                "ordering": ["study", "-created_at", "-id"],
             },
         ),
         migrations.AddConstraint(
-            model_name='inboundstudy',
-            constraint=models.UniqueConstraint(condition=models.Q(('state', 'receiving')), fields=('study_instance_uid',), name='one_receiving_batch_per_study_uid'),
+            model_name="inboundstudy",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("state", "receiving")),
+                fields=("study_instance_uid",),
+                name="one_receiving_batch_per_study_uid",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='inboundinstance',
-            constraint=models.UniqueConstraint(fields=('batch', 'sop_instance_uid'), name='unique_instance_per_batch'),
+            model_name="inboundinstance",
+            constraint=models.UniqueConstraint(
+                fields=("batch", "sop_instance_uid"), name="unique_instance_per_batch"
+            ),
         ),
     ]

@@ -4,25 +4,24 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('review', '0002_signoff_and_undo_constraint'),
+        ("review", "0002_signoff_and_undo_constraint"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='signoff',
-            name='attestation',
+            model_name="signoff",
+            name="attestation",
             field=models.TextField(blank=True),
         ),
         migrations.AddField(
-            model_name='signoff',
-            name='signer_name',
+            model_name="signoff",
+            name="signer_name",
             field=models.CharField(blank=True, max_length=200),
         ),
         migrations.AddField(
-            model_name='signoff',
-            name='signer_role',
+            model_name="signoff",
+            name="signer_role",
             field=models.CharField(blank=True, max_length=40),
         ),
     ]

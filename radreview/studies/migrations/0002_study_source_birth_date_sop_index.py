@@ -4,30 +4,37 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('studies', '0001_initial'),
+        ("studies", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='study',
-            name='patient_birth_date',
+            model_name="study",
+            name="patient_birth_date",
             field=models.DateField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='study',
-            name='source',
-            field=models.CharField(choices=[('upload', 'Upload'), ('dicom', 'Received over DICOM'), ('pacs', 'Imported from the PACS')], default='upload', max_length=10),
+            model_name="study",
+            name="source",
+            field=models.CharField(
+                choices=[
+                    ("upload", "Upload"),
+                    ("dicom", "Received over DICOM"),
+                    ("pacs", "Imported from the PACS"),
+                ],
+                default="upload",
+                max_length=10,
+            ),
         ),
         migrations.AddField(
-            model_name='study',
-            name='source_detail',
+            model_name="study",
+            name="source_detail",
             field=models.CharField(blank=True, max_length=64),
         ),
         migrations.AlterField(
-            model_name='image',
-            name='sop_instance_uid',
+            model_name="image",
+            name="sop_instance_uid",
             field=models.CharField(blank=True, db_index=True, max_length=64),
         ),
     ]

@@ -23,7 +23,8 @@ def reviewed_study(user):
     for index in rf.FLAGGED:
         services.decide(study, user, action="reject", sentence_index=index,
                         version=Study.objects.get(pk=study.pk).review_version)
-    signoff = services.sign(study, user, version=Study.objects.get(pk=study.pk).review_version, password=PASSWORD, attested=True).signoff
+    signoff = services.sign(study, user, version=Study.objects.get(pk=study.pk).review_version,
+                            password=PASSWORD, attested=True).signoff
     services.export(signoff, "sr", user)
     return study
 

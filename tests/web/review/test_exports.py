@@ -30,10 +30,12 @@ def signed(user, *, dicom=True, edit_after=False):
     decide("accept", rf.NODULE)
     decide("reject", rf.UNCHANGED)
     decide("accept", rf.IMPRESSION_EFFUSION)
-    signoff = services.sign(study, user, version=Study.objects.get(pk=study.pk).review_version, password=PASSWORD, attested=True).signoff
+    signoff = services.sign(study, user, version=Study.objects.get(pk=study.pk).review_version,
+                            password=PASSWORD, attested=True).signoff
     if edit_after:
         decide("edit", 1, text="The heart is mildly enlarged.")
-        signoff = services.sign(study, user, version=Study.objects.get(pk=study.pk).review_version, password=PASSWORD, attested=True).signoff
+        signoff = services.sign(study, user, version=Study.objects.get(pk=study.pk).review_version,
+                                password=PASSWORD, attested=True).signoff
     return study, signoff
 
 

@@ -200,7 +200,8 @@ def test_admins_may_export_a_signed_version(admin_client_, radiologist):
     for index in rf.FLAGGED:
         services.decide(study, radiologist, action="reject", sentence_index=index,
                         version=Study.objects.get(pk=study.pk).review_version)
-    services.sign(study, radiologist, version=Study.objects.get(pk=study.pk).review_version, password=PASSWORD, attested=True)
+    services.sign(study, radiologist, version=Study.objects.get(pk=study.pk).review_version,
+                  password=PASSWORD, attested=True)
     assert admin_client_.get(f"/studies/{study.pk}/signed/1/export/fhir/").status_code == 200
 
 

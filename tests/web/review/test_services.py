@@ -248,7 +248,8 @@ def test_signing_needs_every_flag_decided(radiologist):
     study = rf.make_review_study()
     decide(study, radiologist, "reject", rf.EFFUSION)
     with pytest.raises(services.ReviewError, match="3 flags are still open"):
-        services.sign(study, radiologist, version=version_of(study), password=PASSWORD, attested=True)
+        services.sign(study, radiologist, version=version_of(study),
+                      password=PASSWORD, attested=True)
     assert not SignOff.objects.exists()
 
 
@@ -260,7 +261,8 @@ def test_sign_creates_an_immutable_hashed_final_report(radiologist):
     decide(study, radiologist, "accept", rf.NODULE)
     decide(study, radiologist, "reject", rf.UNCHANGED)
     decide(study, radiologist, "edit", rf.IMPRESSION_EFFUSION, text="No pleural effusion.")
-    signoff = services.sign(study, radiologist, version=version_of(study), password=PASSWORD, attested=True).signoff
+    signoff = services.sign(study, radiologist, version=version_of(study),
+                            password=PASSWORD, attested=True).signoff
     assert signoff.version == 1 and signoff.signer == radiologist
     assert signoff.report.kind == Report.Kind.FINAL
     assert signoff.report.text == (
@@ -287,12 +289,15 @@ def test_sign_creates_an_immutable_hashed_final_report(radiologist):
 def test_signing_again_needs_a_change_and_makes_the_next_version(radiologist):
     study = rf.make_review_study()
     decide_all_open(study, radiologist)
-    first = services.sign(study, radiologist, version=version_of(study), password=PASSWORD, attested=True).signoff
+    first = services.sign(study, radiologist, version=version_of(study),
+                          password=PASSWORD, attested=True).signoff
     with pytest.raises(services.ReviewError, match="already has exactly this text"):
-        services.sign(study, radiologist, version=version_of(study), password=PASSWORD, attested=True)
+        services.sign(study, radiologist, version=version_of(study),
+                      password=PASSWORD, attested=True)
     decide(study, radiologist, "edit", 1, text="The heart is enlarged.")
     assert Study.objects.get(pk=study.pk).status == Study.Status.READY  # changes await a new sign-off
-    second = services.sign(study, radiologist, version=version_of(study), password=PASSWORD, attested=True).signoff
+    second = services.sign(study, radiologist, version=version_of(study),
+                           password=PASSWORD, attested=True).signoff
     assert second.version == 2 and "The heart is enlarged." in second.report.text
     assert SignOff.objects.get(pk=first.pk).report.text == rf.REPORT  # version 1 untouched
     assert Report.objects.filter(study=study, kind=Report.Kind.FINAL).count() == 2
@@ -308,7 +313,8 @@ def test_sign_on_a_stale_version_is_refused(radiologist):
 def test_an_altered_final_text_is_never_exported(radiologist):
     study = rf.make_review_study()
     decide_all_open(study, radiologist)
-    signoff = services.sign(study, radiologist, version=version_of(study), password=PASSWORD, attested=True).signoff
+    signoff = services.sign(study, radiologist, version=version_of(study),
+                            password=PASSWORD, attested=True).signoff
     Report.objects.filter(pk=signoff.report.pk).update(text="tampered behind the app's back")
     with pytest.raises(services.ReviewError, match="hash"):
         services.export(SignOff.objects.get(pk=signoff.pk), "txt", radiologist)
@@ -322,7 +328,8 @@ def test_every_decision_undo_signoff_and_export_is_audited(radiologist):
     decide(study, radiologist, "accept", rf.EFFUSION)
     services.undo_last(study, radiologist, version=version_of(study))
     decide_all_open(study, radiologist)
-    signoff = services.sign(study, radiologist, version=version_of(study), password=PASSWORD, attested=True).signoff
+    signoff = services.sign(study, radiologist, version=version_of(study),
+                            password=PASSWORD, attested=True).signoff
     services.export(signoff, "fhir", radiologist)
     events = list(AuditEvent.objects.filter(study=study).order_by("id"))
     actions = [e.action for e in events]

@@ -56,7 +56,8 @@ def test_filters_flagged_signed_status_and_mine(radiologist_client, radiologist)
     signed = rf.make_review_study()
     for index in rf.FLAGGED:
         decide(signed, radiologist, "reject", index)
-    services.sign(signed, radiologist, version=Study.objects.get(pk=signed.pk).review_version, password=PASSWORD, attested=True)
+    services.sign(signed, radiologist, version=Study.objects.get(pk=signed.pk).review_version,
+                  password=PASSWORD, attested=True)
 
     assert sorted(rows(radiologist_client, flagged="yes")[0]) == sorted([flagged.pk, signed.pk])
     assert rows(radiologist_client, flagged="no")[0] == [plain.pk]
