@@ -225,6 +225,8 @@ def make_dicom_dataset(
     sop_class: str = "dx",
     laterality: str | None = None,
     body_part: str | None = "CHEST",
+    imager_pixel_spacing: float | None = 0.139,
+    pixel_spacing: float | None = None,
     series_description: str | None = None,
     protocol_name: str | None = None,
     implicit_vr: bool = False,
@@ -239,6 +241,12 @@ def make_dicom_dataset(
     ``compress`` is None or one of :data:`COMPRESSIONS`. ``view`` is "PA", "AP", "LATERAL"
     (written as ViewPosition "LL"), any other literal, or None for no ViewPosition. ``extra``
     sets further attributes by keyword (e.g. ``{"PresentationLUTShape": "INVERSE"}``).
+
+    Spacing is written as a real radiograph carries it: a DX or CR image has Imager Pixel
+    Spacing, the detector's element spacing in mm (``imager_pixel_spacing``, None to leave it
+    out); Pixel Spacing at the patient only when the image was calibrated (``pixel_spacing``,
+    written with Pixel Spacing Calibration Type GEOMETRY, i.e. corrected for magnification).
+    A secondary capture has neither.
     """
     study_uid = study_uid or generate_uid()
     series_uid = series_uid or generate_uid()
@@ -283,8 +291,7 @@ def make_dicom_dataset(
         ds.ImageLaterality = laterality
     ds.PatientOrientation = ["L", "F"] if view == "LATERAL" else ["R", "F"]
     ds.ImageType = ["ORIGINAL", "PRIMARY"]
-    ds.PixelSpacing = [0.139, 0.139]
-    ds.ImagerPixelSpacing = [0.139, 0.139]
+    _spacing(ds, sop_class, imager_pixel_spacing, pixel_spacing)
 
     ds.SamplesPerPixel = 1
     ds.PhotometricInterpretation = photometric
@@ -324,6 +331,17 @@ def make_dicom_dataset(
     if compress is not None:
         _compress(ds, compress)
     return ds
+
+
+def _spacing(ds: Dataset, sop_class: str, imager: float | None, calibrated: float | None) -> None:
+    if sop_class not in ("dx", "cr"):
+        return
+    if imager is not None:
+        ds.ImagerPixelSpacing = [imager, imager]
+    if calibrated is not None:
+        ds.PixelSpacing = [calibrated, calibrated]
+        ds.PixelSpacingCalibrationType = "GEOMETRY"
+        ds.PixelSpacingCalibrationDescription = "Corrected for an estimated magnification"
 
 
 def _compress(ds: Dataset, compress: str) -> None:

@@ -5,7 +5,8 @@
 // z zoom, p pan, m measure, i invert, 0 reset, f full screen, 1-4 presets.
 import * as core from "@cornerstonejs/core";
 import * as tools from "@cornerstonejs/tools";
-import { init as initLoader, wadors } from "@cornerstonejs/dicom-image-loader";
+import { init as initLoader } from "@cornerstonejs/dicom-image-loader";
+import { utilities as metadata } from "@cornerstonejs/metadata";
 
 const { Enums: ToolEnums } = tools;
 const PRIMARY = ToolEnums.MouseBindings.Primary;
@@ -19,6 +20,15 @@ const PRESETS = {
   4: ["bone", [0.72, 0.45]],
 };
 const GROUP = "radreview-viewer";
+// What the calibration type Cornerstone appends to a length's unit ("mm Proj") means, in words.
+// "Proj": only Imager Pixel Spacing, i.e. sizes at the detector, magnified by the projection.
+const CALIBRATION_NOTES = {
+  Proj: "detector plane",
+  ERMF: "corrected for magnification",
+  Calibrated: "calibrated",
+  Unknown: "calibration unknown",
+};
+const NO_SPACING = "px (no pixel spacing in the image)";
 let started = null;
 
 function start() {
@@ -37,9 +47,26 @@ async function loadMetadata(root, item) {
   const answer = await fetch(`${base}/metadata`, { credentials: "same-origin",
                                                    headers: { Accept: "application/dicom+json" } });
   if (!answer.ok) throw new Error(`metadata: ${answer.status}`);
-  const [metadata] = await answer.json();
-  wadors.metaDataManager.add(imageId, metadata);
+  const [instance] = await answer.json();
+  // Cornerstone's own DICOM JSON path: unlike the wadors loader's deprecated provider, its
+  // image plane falls back to Imager Pixel Spacing and records the calibration type, so
+  // lengths on projection radiographs come out in mm.
+  metadata.addDicomWebInstance(imageId, instance);
   return imageId;
+}
+
+// A length's unit as the list and the image show it: "mm (detector plane)", "px (no ...)".
+function unitLabel(unit) {
+  if (!unit || unit.startsWith("px")) return NO_SPACING;
+  const [base, kind] = unit.split(" ");
+  if (!kind) return base;
+  return `${base} (${CALIBRATION_NOTES[kind] || kind})`;
+}
+
+function lengthText(data, targetId) {
+  const { length, unit } = data.cachedStats?.[targetId] || {};
+  if (length === undefined || length === null || Number.isNaN(length)) return undefined;
+  return [`${length.toFixed(1)} ${unitLabel(unit)}`];
 }
 
 class Viewer {
@@ -62,6 +89,7 @@ class Viewer {
     })));
     this.group = tools.ToolGroupManager.createToolGroup(GROUP);
     TOOL_CLASSES.forEach((Tool) => this.group.addTool(Tool.toolName));
+    this.group.setToolConfiguration(tools.LengthTool.toolName, { getTextLines: lengthText });
     this.group.setToolActive(tools.PanTool.toolName,
                              { bindings: [{ mouseButton: ToolEnums.MouseBindings.Auxiliary }] });
     this.group.setToolActive(tools.ZoomTool.toolName,
@@ -164,12 +192,27 @@ class Viewer {
     const lengths = (tools.annotation.state.getAllAnnotations() || [])
       .filter((item) => item.metadata?.toolName === tools.LengthTool.toolName);
     list.replaceChildren(...lengths.map((item) => {
-      const stats = Object.values(item.data?.cachedStats || {})[0] || {};
+      const [targetId] = Object.keys(item.data?.cachedStats || {});
       const entry = document.createElement("li");
-      entry.textContent = stats.length !== undefined
-        ? `${stats.length.toFixed(1)} ${stats.unit || "mm"}` : "measuring…";
+      entry.textContent = lengthText(item.data, targetId)?.[0] ?? "measuring…";
+      const pixels = this.pixelDistance(item);
+      if (pixels !== null) {
+        entry.dataset.pixels = pixels.toFixed(2);
+        entry.title = `${pixels.toFixed(1)} image pixels`;
+      }
       return entry;
     }));
+  }
+
+  // The measured distance in image pixels (shown as a tooltip beside the calibrated length).
+  pixelDistance(item) {
+    const viewport = this.viewports.find(
+      (each) => each.getCurrentImageId() === item.metadata?.referencedImageId);
+    const points = item.data?.handles?.points;
+    if (!viewport || points?.length !== 2) return null;
+    const { imageData } = viewport.getImageData();
+    const [a, b] = points.map((point) => imageData.worldToIndex(point));
+    return Math.hypot(a[0] - b[0], a[1] - b[1]);
   }
 }
 
