@@ -1,8 +1,12 @@
 """One RadReview receiver and one Orthanc per test module, on free loopback ports, sharing
-one media folder with the tests (the receiver is another process)."""
+one media folder with the tests (the receiver is another process). The receiver takes
+associations only from the calling AE titles in ``ALLOWED_AES``, as a site would set it."""
 import pytest
 
 from tests.support.dicom_services import Orthanc, Receiver
+
+# The modality the tests play with dcmtk, and Orthanc forwarding studies.
+ALLOWED_AES = ("MODALITY", Orthanc.AE_TITLE)
 
 
 @pytest.fixture(scope="module")
@@ -22,7 +26,8 @@ def receiver(django_db_setup, django_db_blocker, tmp_path_factory, shared_media)
     from django.test import override_settings
 
     with django_db_blocker.unblock(), override_settings(MEDIA_ROOT=shared_media):
-        process = Receiver(tmp_path_factory.mktemp("receiver")).start()
+        process = Receiver(tmp_path_factory.mktemp("receiver"),
+                           RADREVIEW_DICOM_ALLOWED_AES=",".join(ALLOWED_AES)).start()
     yield process
     process.stop()
 

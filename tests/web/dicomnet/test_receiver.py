@@ -40,6 +40,27 @@ def test_echoscu_gets_an_answer(receiver):
     assert done.returncode == 0, done.stderr
 
 
+def test_a_calling_ae_title_not_allowed_is_rejected_and_nothing_is_kept(receiver, tmp_path,
+                                                                         shared_media):
+    stored_before = sorted(shared_media.rglob("*"))
+    echo = run_dcmtk("echoscu", "-aet", "INTRUDER", "-aec", Receiver.AE_TITLE, "127.0.0.1",
+                     str(receiver.port))
+    assert echo.returncode != 0
+    assert "calling ae title not recognized" in (echo.stdout + echo.stderr).lower()
+
+    uid = "1.2.826.0.1.3680043.10.999.4"
+    done = storescu(receiver, *two_views(tmp_path, uid), calling="INTRUDER")
+    answer = (done.stdout + done.stderr).lower()
+    assert done.returncode != 0 and "association rejected" in answer
+    assert "calling ae title not recognized" in answer
+    assert not InboundStudy.objects.filter(study_instance_uid=uid).exists()
+    assert not Study.objects.filter(study_instance_uid=uid).exists()
+    assert sorted(shared_media.rglob("*")) == stored_before
+    # The same files from an allowed sender are taken: it was the AE title that was refused.
+    assert storescu(receiver, *two_views(tmp_path, uid)).returncode == 0
+    assert study_for(uid).images.count() == 2
+
+
 def test_storescu_sends_a_two_image_study_that_appears_in_the_worklist(receiver, tmp_path,
                                                                        radiologist_client):
     uid = "1.2.826.0.1.3680043.10.999.1"
