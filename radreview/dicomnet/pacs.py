@@ -1,31 +1,32 @@
-"""Import from the PACS: search it with QIDO-RS and retrieve a study with WADO-RS, then hand
-the instances to the upload service (the same checks and study creation as an upload).
+"""The PACS's DICOMweb, read by "Import from PACS": search studies with QIDO-RS, list a
+study's instances and retrieve them one by one with WADO-RS (the import job in
+``pacs_import`` does the retrieving, in a worker).
 
 Talks to the PACS's DICOMweb root (``RADREVIEW_PACS_DICOMWEB_URL``) with ``requests``.
 """
 from __future__ import annotations
 
-import io
-import logging
+import re
 from dataclasses import dataclass
 from datetime import date
 
 import requests
 from django.conf import settings
-from django.core.files.uploadedfile import SimpleUploadedFile
-from pydicom import dcmread
-from pydicom.dataset import Dataset
 
 from radreview.studies.models import Study
-from radreview.studies.services.upload import UploadRequest, create_studies
 
 from .dicomweb import multipart
 
-logger = logging.getLogger(__name__)
+_UID = re.compile(r"[0-9.]{1,64}")
 
 
 class PacsError(Exception):
     """The PACS could not be searched or read; the message says why, for the page."""
+
+
+def is_uid(value: str) -> bool:
+    """A DICOM UID (digits and dots), safe in a URL and a file name."""
+    return bool(_UID.fullmatch(value))
 
 
 @dataclass(frozen=True)
@@ -40,8 +41,15 @@ class PacsStudy:
     description: str
     modalities: str
     instances: int | None
-    # The RadReview study it is already, if any.
+    # The RadReview study it is already, if any, or the import job under way for it.
     imported_as: int | None = None
+    import_job: int | None = None
+
+
+@dataclass(frozen=True)
+class PacsInstance:
+    series_instance_uid: str
+    sop_instance_uid: str
 
 
 def configured() -> bool:
@@ -55,7 +63,8 @@ def _session() -> requests.Session:
     return session
 
 
-def _get(path: str, accept: str, params: dict | None = None) -> requests.Response:
+def _get(path: str, accept: str, params: dict | None = None,
+         what: str = "the search") -> requests.Response:
     if not configured():
         raise PacsError("No PACS is configured for import (RADREVIEW_PACS_DICOMWEB_URL); "
                         "ask an admin.")
@@ -70,7 +79,7 @@ def _get(path: str, accept: str, params: dict | None = None) -> requests.Respons
     if answer.status_code in (401, 403):
         raise PacsError("The PACS refused RadReview's credentials; ask an admin.")
     if answer.status_code >= 400:
-        raise PacsError(f"The PACS answered {answer.status_code} to the search.")
+        raise PacsError(f"The PACS answered {answer.status_code} to {what}.")
     return answer
 
 
@@ -114,33 +123,29 @@ def search(*, patient_id: str = "", accession_number: str = "", study_date: str 
     return results
 
 
-def retrieve(study_uid: str) -> list[bytes]:
-    """Every instance of a study, as DICOM Part 10 files."""
-    answer = _get(f"studies/{study_uid}", 'multipart/related; type="application/dicom"')
+def instances(study_uid: str) -> list[PacsInstance]:
+    """The instances of a study on the PACS (QIDO-RS), in the PACS's order."""
+    answer = _get(f"studies/{study_uid}/instances", "application/dicom+json",
+                  what="the request for the study's instances")
+    found = []
+    for document in [] if answer.status_code == 204 else answer.json():
+        instance = PacsInstance(_value(document, "0020000E"), _value(document, "00080018"))
+        if not (is_uid(instance.series_instance_uid) and is_uid(instance.sop_instance_uid)):
+            raise PacsError("The PACS listed an instance without valid UIDs.")
+        found.append(instance)
+    return found
+
+
+def retrieve_instance(study_uid: str, instance: PacsInstance) -> bytes:
+    """One instance as a DICOM Part 10 file (WADO-RS)."""
+    answer = _get(f"studies/{study_uid}/series/{instance.series_instance_uid}"
+                  f"/instances/{instance.sop_instance_uid}",
+                  'multipart/related; type="application/dicom"', what="the request for an instance")
     try:
         parts = multipart.decode(answer.content, answer.headers.get("Content-Type", ""))
     except multipart.MultipartError as exc:
         raise PacsError(f"The PACS's answer could not be read: {exc}.") from None
-    return [content for _headers, content in parts if content]
-
-
-def import_study(study_uid: str, *, user) -> Study:
-    """Retrieve a study from the PACS and create it in RadReview (raises UploadRejected with
-    the upload's message when a file is refused, PacsError when the PACS fails)."""
-    files = [SimpleUploadedFile(f"{_sop_uid(data) or number}.dcm", data,
-                                content_type="application/dicom")
-             for number, data in enumerate(retrieve(study_uid), start=1)]
-    if not files:
-        raise PacsError("The PACS returned no instances for this study.")
-    studies = create_studies(user=user, request=UploadRequest(
-        files=files, source=Study.Source.PACS, source_detail="DICOMweb"))
-    logger.info("study %s imported from the PACS (%s instances)", studies[0].pk, len(files))
-    return studies[0]
-
-
-def _sop_uid(data: bytes) -> str:
-    try:
-        dataset: Dataset = dcmread(io.BytesIO(data), stop_before_pixels=True)
-    except Exception:
-        return ""
-    return str(dataset.get("SOPInstanceUID", ""))
+    for _headers, content in parts:
+        if content:
+            return content
+    raise PacsError("The PACS sent an empty answer for an instance.")

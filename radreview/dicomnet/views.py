@@ -1,6 +1,7 @@
 """Pages of the DICOM side: import from the PACS, send an SR again, queue a received study."""
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from django.contrib import messages
@@ -9,9 +10,10 @@ from django.views.decorators.http import require_POST
 
 from radreview.accounts.permissions import require_radiologist, require_site_admin
 from radreview.audit.services import record_event
-from radreview.studies.services.upload import UploadRejected
+from radreview.jobs.models import Job
+from radreview.studies.models import Study
 
-from . import delivery, inbox, pacs
+from . import delivery, inbox, pacs, pacs_import
 from .models import InboundStudy, SrDelivery
 
 _DATE_QUERY = re.compile(r"^\d{8}(-\d{8})?$|^\d{8}-$|^-\d{8}$")
@@ -31,35 +33,56 @@ def import_from_pacs(request):
     """Search the PACS by patient ID, accession or date; import a study from the results."""
     require_radiologist(request.user)
     fields = _search_fields(request.GET)
-    context = {"fields": fields, "configured": pacs.configured(), "results": None, "error": ""}
+    context = {"fields": fields, "configured": pacs.configured(), "results": None, "error": "",
+               "imports": pacs_import.recent(request.user)}
     if any(fields.values()) and pacs.configured():
         study_date = _as_dicom_date(fields["study_date"])
         if study_date and not _DATE_QUERY.match(study_date):
             context["error"] = "Give the date as YYYY-MM-DD or a range YYYYMMDD-YYYYMMDD."
         else:
             try:
-                context["results"] = pacs.search(
+                context["results"] = _with_imports(pacs.search(
                     patient_id=fields["patient_id"], accession_number=fields["accession_number"],
-                    study_date=study_date)
+                    study_date=study_date))
             except pacs.PacsError as exc:
                 context["error"] = str(exc)
     return render(request, "dicomnet/import.html", context)
 
 
+def _with_imports(results: list[pacs.PacsStudy]) -> list[pacs.PacsStudy]:
+    """Each result with the import under way for it, if any."""
+    running = pacs_import.under_way([study.study_instance_uid for study in results])
+    return [dataclasses.replace(study, import_job=running[study.study_instance_uid].pk)
+            if study.study_instance_uid in running else study for study in results]
+
+
 @require_POST
 def import_study(request):
+    """Queue the import of a study (a worker retrieves it) and show its progress."""
     require_radiologist(request.user)
     uid = request.POST.get("study_instance_uid", "").strip()
-    if not re.fullmatch(r"[0-9.]{1,64}", uid):
+    if not pacs.is_uid(uid):
         messages.error(request, "No study was chosen.")
         return redirect("dicomnet:import")
-    try:
-        study = pacs.import_study(uid, user=request.user)
-    except (pacs.PacsError, UploadRejected) as exc:
-        messages.error(request, f"The study was not imported: {getattr(exc, 'message', exc)}")
+    if not pacs.configured():
+        messages.error(request, "No PACS is configured for import; ask an admin.")
         return redirect("dicomnet:import")
-    messages.success(request, f"Imported study #{study.pk} from the PACS.")
-    return redirect("studies:detail", pk=study.pk)
+    existing = Study.objects.filter(study_instance_uid=uid).first()
+    if existing is not None:
+        messages.info(request, f"This study is already RadReview study #{existing.pk}.")
+        return redirect("studies:detail", pk=existing.pk)
+    job = pacs_import.start(uid, actor=request.user)
+    return redirect("dicomnet:import_job", pk=job.pk)
+
+
+def import_job(request, pk: int):
+    """An import's state: progress while it runs, then the study or why it failed (the
+    panel polls itself until the job is finished)."""
+    require_radiologist(request.user)
+    job = get_object_or_404(Job, pk=pk, stage=pacs_import.STAGE)
+    template = ("dicomnet/_import_job.html" if request.headers.get("HX-Request")
+                else "dicomnet/import_job.html")
+    return render(request, template, {"job": job})
 
 
 @require_POST

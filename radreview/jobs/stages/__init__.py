@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from radreview.calibration import stage as calibrate
+from radreview.dicomnet import pacs_import
 from radreview.library import text_stage as import_reference
 from radreview.modelroles import stage as probe_role
 
@@ -42,4 +43,5 @@ ADAPTERS: dict[str, StageAdapter] = {
                                             image_import.store),
     image_import.REBUILD_STAGE: StageAdapter(image_import.rebuild_load,
                                              image_import.rebuild_compute, image_import.store),
+    pacs_import.STAGE: StageAdapter(pacs_import.load, pacs_import.compute, pacs_import.store),
 }
