@@ -106,8 +106,13 @@ def export(request):
     except ValueError:
         raise Http404("n_samples must be a whole number") from None
     reviewed = services.export_reviewed(actor=request.user, n_samples=n)
+    if not reviewed.records:
+        # An empty file would say nothing: back to the page, which says why.
+        messages.error(request, f"Nothing to download. {reviewed.why_empty()}")
+        return redirect("calibration:index")
     response = HttpResponse(reviewed.jsonl(), content_type="application/x-ndjson; charset=utf-8")
     response["Content-Disposition"] = 'attachment; filename="reviewed-studies.jsonl"'
     response["X-Reports"] = str(len(reviewed.records))
+    response["X-Left-Out"] = str(reviewed.left_out)
     response["X-Left-Out-Other-N"] = str(reviewed.left_out_other_n)
     return response
