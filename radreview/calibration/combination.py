@@ -60,9 +60,11 @@ def settings_snapshot() -> dict:
             "similarity_threshold": CombinationSettings.current().similarity_threshold}
 
 
-def fit(*, alpha, actor) -> CombinationCalibration:
-    """Fit a new version on the decisions so far; refused (with the reason) when too few."""
-    require_site_admin(actor)
+def fit(*, alpha, actor=None) -> CombinationCalibration:
+    """Fit a new version on the decisions so far; refused (with the reason) when too few.
+    ``actor`` None: the operator, from the command line."""
+    if actor is not None:
+        require_site_admin(actor)
     try:
         result = method.fit(examples(), alpha=alpha,
                             minimum=settings.COMBINATION_CALIBRATION_MINIMUM)
@@ -82,7 +84,7 @@ def fit(*, alpha, actor) -> CombinationCalibration:
     return calibration
 
 
-def activate(calibration: CombinationCalibration | None, *, actor) -> CombinationActivation:
+def activate(calibration: CombinationCalibration | None, *, actor=None) -> CombinationActivation:
     """Flag with ``calibration`` from now on (None: the raw score and the site threshold)."""
     return append_activation(CombinationActivation, calibration, actor=actor,
                              event="combination_calibration_activated")

@@ -128,8 +128,10 @@ def create_versioned(model, **fields):
 
 
 def append_activation(log, calibration, *, actor, event: str):
-    """Append to an activation log (the latest row wins) and note it in the audit trail."""
-    require_site_admin(actor)
+    """Append to an activation log (the latest row wins) and note it in the audit trail.
+    ``actor`` None: the operator, from the command line."""
+    if actor is not None:
+        require_site_admin(actor)
     with transaction.atomic():
         previous = log.objects.order_by("-id").first()
         activation = log.objects.create(calibration=calibration, activated_by=actor)
