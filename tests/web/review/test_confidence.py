@@ -4,62 +4,15 @@ the guarantee of a calibrated flag, and a site rule that removed one."""
 import re
 from html import unescape
 
-import numpy as np
 import pytest
 
 from radreview.review.models import Detection
-from radreview.review.services import store_detections
-from tests import factories
 from tests.web.review import factories as rf
-from workers.combine import CombinationConfig, DetectorOutput, combine
+from tests.web.review.combined import CLEAR, EFFUSION, combined_study, radflag_on, vrag_on
 from workers.combine.calibration import ProbabilityMap, ScoreCalibration
 from workers.combine.config import FilterRule
-from workers.types import Detection as Found
-from workers.types import Harm
 
 pytestmark = pytest.mark.django_db
-
-REPORT = "FINDINGS: Heart size is normal. Clear lungs. No pleural effusion."
-CLEAR, EFFUSION = 1, 2
-SAMPLES_SAY = "The generator's own samples rarely say this: supported by 4 of 10 samples."
-VECTORS = {SAMPLES_SAY: [1, 0], "Similar images show an opacity.": [0.9, 0.44],
-           "The library never words it so.": [0, 1]}
-
-
-def embed(texts):
-    return np.array([VECTORS[t] for t in texts], dtype=np.float32)
-
-
-def radflag_on(report, index, *, calibrated=True):
-    sentence = report.sentences.get(index=index)
-    return Found(index, sentence.start, sentence.end, "radflag", SAMPLES_SAY, Harm.LOW, 0.5833,
-                 evidence={"support": 4, "n": 10, "lambda1": 6, "category": "Lungs",
-                           "calibration": 7 if calibrated else None,
-                           "calibration_version": 3 if calibrated else None,
-                           "alpha": 0.1 if calibrated else None,
-                           "thresholds": "calibration" if calibrated else "default"})
-
-
-def combined_study(found, *, rules=(), calibration=None, uploaded_by=None):
-    """A study whose raw detections ``found`` were combined by workers.combine as the combine
-    stage does, and stored with their sources."""
-    study = factories.make_study(uploaded_by=uploaded_by)
-    report = factories.make_report(study, REPORT)
-    by_detector = {}
-    for detection in found(report):
-        by_detector.setdefault(detection.detector, []).append(detection)
-    rows = {name: store_detections(report, items) for name, items in by_detector.items()}
-    weights = {"correction": 1, "judge": 1, "radflag": 1, "vrag": 1}
-    config = CombinationConfig(weights=weights, order=tuple(weights), similarity_threshold=0.8,
-                               flag_threshold=0.3, rules=tuple(rules), calibration=calibration)
-    outputs = [DetectorOutput(name, by_detector.get(name, [])) for name in weights]
-    texts = dict(report.sentences.values_list("index", "text"))
-    for result in combine(outputs, config, embed, texts):
-        [row] = store_detections(report, [result.detection], flagged=result.flagged)
-        row.sources.set([rows[name][j] for name, j in result.members])
-    rf.finish_pipeline(study)
-    return study
-
 
 def panel(client, study, index):
     html = client.get(f"/studies/{study.pk}/").content.decode()
@@ -102,13 +55,8 @@ def test_a_calibrated_combination_shows_a_probability_beside_each_members_figure
     mapping = ProbabilityMap((0.0, 0.3), (0.1, 0.72), (40, 25))
     calibration = ScoreCalibration(mapping, 0.5, 0.1, version=2, calibration_id=9)
 
-    def found(report):
-        sentence = report.sentences.get(index=EFFUSION)
-        return [radflag_on(report, EFFUSION, calibrated=False),
-                Found(EFFUSION, sentence.start, sentence.end, "vrag",
-                      "Similar images show an opacity.", Harm.HIGH, 0.9)]
-
-    study = combined_study(found, calibration=calibration)
+    study = combined_study(lambda report: [radflag_on(report, EFFUSION, calibrated=False),
+                                           vrag_on(report, EFFUSION)], calibration=calibration)
     html = panel(radiologist_client, study, EFFUSION)
     words = text_of(html)
     assert "72% probability of error" in words
