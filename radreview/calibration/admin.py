@@ -20,7 +20,7 @@ class CalibrationAdmin(ReadOnlyAdmin):
 
 
 @admin.register(Activation)
-class ActivationAdmin(ReadOnlyAdmin):
+class ActivationAdmin(ReadOnlyAdmin):  # also the combination's activations, below
     list_display = ("__str__", "calibration", "activated_by", "activated_at")
     list_select_related = ("calibration", "activated_by")
 
@@ -38,7 +38,4 @@ class CombinationCalibrationAdmin(ReadOnlyAdmin):
                     "wrong", "right")
 
 
-@admin.register(CombinationActivation)
-class CombinationActivationAdmin(ReadOnlyAdmin):
-    list_display = ("__str__", "calibration", "activated_by", "activated_at")
-    list_select_related = ("calibration", "activated_by")
+admin.site.register(CombinationActivation, ActivationAdmin)

@@ -59,17 +59,24 @@ class Calibration(Immutable):
         return f"Calibration v{self.version} (α = {self.alpha:g}, λ1 = {self.lambda1})"
 
 
-class Activation(Immutable):
-    """From now on, flag with this calibration (None: with the default thresholds)."""
+class ActivationLog(Immutable):
+    """An append-only log of which calibration is in force: the latest row wins. Subclasses
+    add ``calibration``, a nullable foreign key (None: no calibration)."""
 
-    calibration = models.ForeignKey(Calibration, null=True, blank=True, on_delete=models.PROTECT,
-                                    related_name="activations")
     activated_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
                                      on_delete=models.PROTECT, related_name="+")
     activated_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        abstract = True
         ordering = ["-id"]
+
+
+class Activation(ActivationLog):
+    """From now on, flag with this calibration (None: with the default thresholds)."""
+
+    calibration = models.ForeignKey(Calibration, null=True, blank=True, on_delete=models.PROTECT,
+                                    related_name="activations")
 
     def __str__(self) -> str:
         what = f"version {self.calibration.version}" if self.calibration else "default thresholds"
@@ -130,18 +137,12 @@ class CombinationCalibration(Immutable):
         return f"Combination calibration v{self.version} (α = {self.alpha:g}, threshold {shown})"
 
 
-class CombinationActivation(Immutable):
+class CombinationActivation(ActivationLog):
     """From now on, the combination flags with this calibration (None: its raw score and the
     site's flag threshold)."""
 
     calibration = models.ForeignKey(CombinationCalibration, null=True, blank=True,
                                     on_delete=models.PROTECT, related_name="activations")
-    activated_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
-                                     on_delete=models.PROTECT, related_name="+")
-    activated_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        ordering = ["-id"]
 
     def __str__(self) -> str:
         what = f"version {self.calibration.version}" if self.calibration else "the raw score"

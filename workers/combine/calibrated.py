@@ -50,7 +50,3 @@ def guarantee_of(detection: Detection) -> Guarantee | None:
     reader = GUARANTEES.get(detection.detector)
     return reader(detection) if reader else None
 
-
-def is_calibrated(detector: str) -> bool:
-    """Whether a detector's flags can carry a guarantee (when its calibration is active)."""
-    return detector in GUARANTEES
