@@ -14,10 +14,11 @@ threshold is chosen with a guarantee (docs/audit.md, "Calibrating the combinatio
   the *hold-out* fold, so the sentences of one study never sit on both sides;
 * **probability of error**: isotonic regression (pool-adjacent-violators) of "judged wrong" on
   the score over the fit fold — a non-decreasing step function: the share of wrong sentences
-  among fit sentences with similar scores;
+  among fit sentences with similar scores, by the rule of succession ((wrong + 1)/(n + 2), never
+  0 or 1);
 * **display threshold t** by conformal risk control on the hold-out fold, with RadFlag's exact
   rule (``workers.radflag.calibration.select_lambda1``): among the c hold-out sentences judged
-  right, the loss of one is 1[p ≥ t] (a true sentence shown flagged); t runs over 0.00, 0.01,
+  right, the loss of one is 1[p ≥ t] (a true sentence shown flagged); t runs over 0.01, 0.02,
   …, 1.00 and is the lowest whose adjusted risk (Σ loss + 1)/(c + 1) is at most α. The risk
   controlled is therefore the **share of true sentences flagged** — stricter than RadFlag's
   (true and flagged) / all sentences, which it bounds. When no t meets α (too few true
@@ -87,24 +88,43 @@ class ProbabilityMap:
         return cls(tuple(data["starts"]), tuple(data["probabilities"]), tuple(data["counts"]))
 
 
+def _pool(blocks: list[list]) -> list[list]:
+    """Pool adjacent violators: blocks [start, total, weight, sentences] in score order, merged
+    (their totals, weights and sentences added) until the means total/weight never decrease."""
+    pooled: list[list] = []
+    for block in blocks:
+        pooled.append(list(block))
+        while len(pooled) > 1 and pooled[-2][1] * pooled[-1][2] > pooled[-1][1] * pooled[-2][2]:
+            _, total, weight, sentences = pooled.pop()
+            pooled[-1][1] += total
+            pooled[-1][2] += weight
+            pooled[-1][3] += sentences
+    return pooled
+
+
 def isotonic(pairs: Sequence[tuple[float, bool]]) -> ProbabilityMap:
-    """Pool adjacent violators over (score, wrong) pairs; equal scores are pooled first."""
+    """Isotonic regression of "wrong" on the score, with the rule of succession.
+
+    Equal scores are pooled first, then adjacent violators (pool-adjacent-violators). Each
+    block's share of wrong sentences becomes (wrong + 1)/(sentences + 2) — a handful of fit
+    sentences never makes a probability of 0 or 1 — and a second pooling, weighted by
+    sentences + 2, keeps the result non-decreasing.
+    """
     if not pairs:
         raise ValueError("isotonic regression needs at least one scored sentence")
-    blocks: list[list] = []  # [start, wrong, count]
+    by_score: list[list] = []  # [start, wrong, sentences, sentences]
     for score, wrong in sorted(pairs):
-        if blocks and blocks[-1][0] == score:
-            blocks[-1][1] += int(wrong)
-            blocks[-1][2] += 1
+        if by_score and by_score[-1][0] == score:
+            by_score[-1][1] += int(wrong)
+            by_score[-1][2] += 1
+            by_score[-1][3] += 1
         else:
-            blocks.append([score, int(wrong), 1])
-        # A block whose share of wrong sentences is below the previous block's is merged into it.
-        while len(blocks) > 1 and blocks[-2][1] * blocks[-1][2] > blocks[-1][1] * blocks[-2][2]:
-            _, wrong_last, count_last = blocks.pop()
-            blocks[-1][1] += wrong_last
-            blocks[-1][2] += count_last
-    return ProbabilityMap(tuple(b[0] for b in blocks), tuple(round(b[1] / b[2], 4) for b in blocks),
-                          tuple(b[2] for b in blocks))
+            by_score.append([score, int(wrong), 1, 1])
+    smoothed = _pool([[start, wrong + 1, sentences + 2, sentences]
+                      for start, wrong, _, sentences in _pool(by_score)])
+    return ProbabilityMap(tuple(b[0] for b in smoothed),
+                          tuple(round(b[1] / b[2], 4) for b in smoothed),
+                          tuple(b[3] for b in smoothed))
 
 
 @dataclass(frozen=True)
@@ -262,7 +282,9 @@ def fit(examples: Sequence[Example], *, alpha, minimum: int = DEFAULT_MINIMUM) -
     mapping = isotonic(pairs)
     right = [e for e in held if not e.error]
     supports = [_support(mapping(e.score) if e.score is not None else None) for e in right]
-    lam = select_lambda1(supports, [True] * len(supports), GRID, bound)
+    # λ runs over 0..GRID (not GRID + 1): the lowest threshold is 1/GRID, so a probability
+    # of error below 1 % never flags a sentence.
+    lam = select_lambda1(supports, [True] * len(supports), GRID - 1, bound)
     threshold = threshold_of(lam)
     curve = [_rates(held, mapping, step / 20) for step in range(1, 21)]
     return CombinationFit(

@@ -17,18 +17,27 @@ from workers.combine.calibration import (
 )
 
 
-def test_isotonic_pools_adjacent_violators():
+def test_isotonic_pools_adjacent_violators_with_the_rule_of_succession():
     mapping = isotonic([(0.1, False), (0.2, True), (0.3, False), (0.4, True), (0.4, True)])
-    # 0.3 (wrong share 0) comes after 0.2 (share 1): pooled into one block of share 1/2.
-    assert mapping.starts == (0.1, 0.2, 0.4)
-    assert mapping.probabilities == (0.0, 0.5, 1.0) and mapping.counts == (1, 2, 2)
-    assert [mapping(s) for s in (0.0, 0.1, 0.25, 0.39, 0.4, 0.9)] == [0.0, 0.0, 0.5, 0.5, 1.0, 1.0]
+    # 0.3 (wrong share 0) comes after 0.2 (share 1): pooled into one block, 1 wrong of 2.
+    # Each block is then (wrong + 1)/(sentences + 2): 1/3, 2/4, 3/4.
+    assert mapping.starts == (0.1, 0.2, 0.4) and mapping.counts == (1, 2, 2)
+    assert mapping.probabilities == (0.3333, 0.5, 0.75)
+    assert [mapping(s) for s in (0.0, 0.1, 0.25, 0.39, 0.4, 0.9)] == [
+        0.3333, 0.3333, 0.5, 0.5, 0.75, 0.75]
     assert ProbabilityMap.from_dict(mapping.as_dict()) == mapping
 
 
 def test_equal_scores_are_one_block():
     mapping = isotonic([(0.5, True), (0.5, False), (0.5, False), (0.2, False)])
-    assert mapping.starts == (0.2, 0.5) and mapping.probabilities == (0.0, 0.3333)
+    assert mapping.starts == (0.2, 0.5) and mapping.probabilities == (0.3333, 0.4)
+
+
+def test_smoothing_a_small_block_never_makes_the_probability_decrease():
+    # 0 of 1 and 0 of 10 wrong become 1/3 and 1/12: pooled again into 2/15.
+    mapping = isotonic([(0.1, False)] + [(0.2, False)] * 10 + [(0.5, True)] * 3)
+    assert mapping.starts == (0.1, 0.5) and mapping.counts == (11, 3)
+    assert mapping.probabilities == (0.1333, 0.8)
 
 
 def test_studies_alternate_between_the_two_halves():
@@ -53,9 +62,10 @@ def _examples(rng, studies, start=0):
 
 
 def _brute_force_threshold(held, mapping, alpha):
-    """The lowest t = k/100 whose (true sentences flagged + 1)/(true sentences + 1) ≤ α."""
+    """The lowest t = k/100, k ≥ 1, whose (true sentences flagged + 1)/(true sentences + 1)
+    is at most α."""
     right = [e for e in held if not e.error]
-    for k in range(0, GRID + 1):
+    for k in range(1, GRID + 1):
         t = Fraction(k, GRID)
         flagged = sum(1 for e in right
                       if e.score is not None and Fraction(repr(mapping(e.score))) >= t)
