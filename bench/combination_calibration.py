@@ -97,8 +97,9 @@ def main() -> None:
         result = fit(found, alpha=alpha)
         held_out = result.held_out
         print(f"α = {alpha}: display threshold {result.threshold}; hold-out true sentences "
-              f"flagged {held_out['true_flag_rate']:.3f} (adjusted {held_out['adjusted_risk']:.3f}),"
-              f" errors caught {held_out['error_catch_rate']:.3f}")
+              f"flagged {held_out['true_flag_rate']:.3f} "
+              f"(adjusted {held_out['adjusted_risk']:.3f}), "
+              f"errors caught {held_out['error_catch_rate']:.3f}")
     print("reliability on the hold-out half (last fit): probability bin, sentences, mean "
           "probability, share wrong")
     for row in result.reliability:
