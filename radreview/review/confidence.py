@@ -169,7 +169,8 @@ def figures_of(rows: list[Detection], members: list[Detection]) -> Figures:
         return figures
     figures.source = f"{short_label(primary.detector)}'s own confidence"
     figures.why_score = ("This is the detector's own score, not a calibrated probability: the "
-                         "system combination did not run on this report.")
+                         "system combination has not combined this report (switched off, or "
+                         "not run yet).")
     figures.reasons = ["Shown as the detector raised it."]
     for row in rows:
         guarantee = guarantee_of(row)  # reads .detector and .evidence
@@ -188,6 +189,6 @@ def removed_notes(rows: list[Detection]) -> list[str]:
                          f"“{removed.get('removed_by')}” removed the flag.")
         rule = _evidence(row).get("filtered_by")
         if rule and not row.flagged and not _evidence(row).get("calibrated_removed"):
-            notes.append(f"The site rule “{rule}” removed the combination's flag on this "
-                         "sentence.")
+            notes.append(f"The site rule “{rule}” matched the combination's detection on "
+                         "this sentence, so it is not shown as a flag.")
     return notes

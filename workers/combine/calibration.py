@@ -76,9 +76,6 @@ class ProbabilityMap:
             value = probability
         return value
 
-    def block_of(self, score: float) -> int:
-        return max((i for i, start in enumerate(self.starts) if score >= start), default=0)
-
     def as_dict(self) -> dict[str, list]:
         return {"starts": list(self.starts), "probabilities": list(self.probabilities),
                 "counts": list(self.counts)}

@@ -83,4 +83,4 @@ def test_a_rule_that_removed_a_calibrated_flag_is_named_on_the_sentences_panel(r
 def test_without_the_combination_a_flag_shows_its_detectors_own_score(radiologist_client):
     study = rf.make_review_study(with_combined=False)
     words = text_of(panel(radiologist_client, study, rf.NODULE))
-    assert "0.90 score" in words and "the system combination did not run on this report" in words
+    assert "0.90 score" in words and "the system combination has not combined this report" in words
