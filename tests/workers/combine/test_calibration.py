@@ -33,11 +33,18 @@ def test_equal_scores_are_one_block():
     assert mapping.starts == (0.2, 0.5) and mapping.probabilities == (0.3333, 0.4)
 
 
-def test_smoothing_a_small_block_never_makes_the_probability_decrease():
-    # 0 of 1 and 0 of 10 wrong become 1/3 and 1/12: pooled again into 2/15.
+def test_neighbours_with_equal_shares_pool_so_the_smoothing_sees_all_their_sentences():
     mapping = isotonic([(0.1, False)] + [(0.2, False)] * 10 + [(0.5, True)] * 3)
     assert mapping.starts == (0.1, 0.5) and mapping.counts == (11, 3)
-    assert mapping.probabilities == (0.1333, 0.8)
+    assert mapping.probabilities == (round(1 / 13, 4), 0.8)  # 0 of 11 → 1/13, not 1/3
+
+
+def test_smoothing_a_small_block_never_makes_the_probability_decrease():
+    # 0 of 1 then 1 of 20 wrong rise (0 < 0.05), but smoothed they fall (1/3 > 2/22): pooled
+    # again into 3/25.
+    mapping = isotonic([(0.1, False), (0.2, True)] + [(0.2, False)] * 19 + [(0.5, True)] * 3)
+    assert mapping.starts == (0.1, 0.5) and mapping.counts == (21, 3)
+    assert mapping.probabilities == (0.12, 0.8)
 
 
 def test_studies_alternate_between_the_two_halves():
