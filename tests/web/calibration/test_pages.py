@@ -82,7 +82,8 @@ def test_a_run_becomes_a_version_with_plot_and_table(admin_client_, site_admin, 
     detail = admin_client_.get(f"/site/calibration/{calibration.pk}/").content.decode()
     assert "<svg" in detail and detail.count("<polyline") == 5 and 'class="alpha-line"' in detail
     assert f"λ1 = {calibration.lambda1}" in detail
-    table = re.search(r'<table class="worklist figures" id="lambda2-table">(.*?)</table>', detail, re.S).group(1)
+    table = re.search(r'<table class="worklist figures" id="lambda2-table">(.*?)</table>',
+                      detail, re.S).group(1)
     assert table.count("<tr") == 6  # header + λ2 = 1..5
     assert 'id="category-table"' in detail
     assert 'id="activate"' in detail and "<script" not in detail.split("<main")[1]  # no chart library
