@@ -39,6 +39,9 @@ def upload(client, lines, *, alpha="0.2", target="0.25", per_category=False, nam
     ("get", "/site/calibration/"), ("post", "/site/calibration/run/"), ("get", "/site/calibration/runs/1/"),
     ("get", "/site/calibration/1/"), ("post", "/site/calibration/1/activate/"),
     ("post", "/site/calibration/defaults/"), ("get", "/site/calibration/reviewed.jsonl"),
+    ("post", "/site/calibration/combination/fit/"), ("get", "/site/calibration/combination/1/"),
+    ("post", "/site/calibration/combination/1/activate/"),
+    ("post", "/site/calibration/combination/raw/"),
 ])
 def test_radiologists_are_refused(radiologist_client, method, path):
     make_calibration()
