@@ -14,8 +14,9 @@ The ground truth is the original report. Figures:
 
 * support throughput: sentences scored against n samples per second (the engine's ``entail``,
   cold cache);
-* at each λ1: the share of injected error sentences flagged (recall) and of true sentences
-  flagged (the risk the calibration controls);
+* at each λ1: the share of injected error sentences flagged (recall) and the share of the
+  true sentences that are flagged (larger than the risk the calibration controls, which counts
+  true and flagged sentences over all sentences — printed for the test half);
 * the CRC choice of λ1 at ``--alpha`` on one half of the reports (calibration) and its
   realised risk and recall on the other half (test).
 

@@ -327,6 +327,11 @@ if RADFLAG_SAMPLES < 2 or RADFLAG_DEFAULT_LAMBDA2 < 1 or RADFLAG_MAX_TOKENS < 1:
         "RADREVIEW_RADFLAG_SAMPLES must be at least 2, RADREVIEW_RADFLAG_DEFAULT_LAMBDA2 and "
         "RADREVIEW_RADFLAG_MAX_TOKENS at least 1"
     )
+# Calibrating the system combination on the radiologists' decisions needs at least this many
+# sentences judged wrong, and as many judged right, among those the combination scored.
+COMBINATION_CALIBRATION_MINIMUM = env_int("RADREVIEW_COMBINATION_CALIBRATION_MINIMUM", 20)
+if COMBINATION_CALIBRATION_MINIMUM < 1:
+    raise ImproperlyConfigured("RADREVIEW_COMBINATION_CALIBRATION_MINIMUM must be at least 1")
 
 # --- Image memory, V-RAG, RA-RRG (docs/images.md) ------------------------------------------
 

@@ -62,7 +62,7 @@ def _rows(queryset):
         yield writer.writerow([
             _cell(timezone.localtime(event.created_at).isoformat()), _cell(event.action),
             _cell(event.actor.get_username() if event.actor else ""), _cell(event.study_id or ""),
-            _cell(json.dumps(event.detail, sort_keys=True, ensure_ascii=False)),
+            _cell(json.dumps(event.shown_detail, sort_keys=True, ensure_ascii=False)),
         ])
 
 

@@ -4,7 +4,13 @@ from django.contrib import admin
 
 from radreview.readonly_admin import ReadOnlyAdmin
 
-from .models import Activation, Calibration, StudyRadFlag
+from .models import (
+    Activation,
+    Calibration,
+    CombinationActivation,
+    CombinationCalibration,
+    StudyRadFlag,
+)
 
 
 @admin.register(Calibration)
@@ -14,11 +20,22 @@ class CalibrationAdmin(ReadOnlyAdmin):
 
 
 @admin.register(Activation)
-class ActivationAdmin(ReadOnlyAdmin):
-    list_display = ("id", "calibration", "activated_by", "activated_at")
+class ActivationAdmin(ReadOnlyAdmin):  # also the combination's activations, below
+    list_display = ("__str__", "calibration", "activated_by", "activated_at")
+    list_select_related = ("calibration", "activated_by")
 
 
 @admin.register(StudyRadFlag)
 class StudyRadFlagAdmin(ReadOnlyAdmin):
-    list_display = ("study", "calibration", "n_samples", "lambda1", "lambda2", "flagged_sentences",
-                    "report_flagged")
+    list_display = ("__str__", "calibration", "n_samples", "lambda1", "lambda2",
+                    "flagged_sentences", "report_flagged")
+    list_select_related = ("calibration",)
+
+
+@admin.register(CombinationCalibration)
+class CombinationCalibrationAdmin(ReadOnlyAdmin):
+    list_display = ("__str__", "created_at", "alpha", "threshold", "studies", "sentences",
+                    "wrong", "right")
+
+
+admin.site.register(CombinationActivation, ActivationAdmin)

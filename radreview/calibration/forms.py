@@ -9,7 +9,8 @@ class CalibrationRunForm(forms.Form):
                   "{id, n_samples, sentences: [{text, support, factual, category?}]}.",
     )
     alpha = forms.FloatField(
-        label="α (the share of true sentences you accept to see flagged)", initial=0.1,
+        label="α (the risk to control: the share of all sentences that are true and flagged)",
+        initial=0.1,
         min_value=0.0001, max_value=0.9999, widget=forms.NumberInput(attrs={"step": "any"}),
     )
     target_report_rate = forms.FloatField(
@@ -18,3 +19,11 @@ class CalibrationRunForm(forms.Form):
         help_text="Leave empty to choose no λ2 (the default λ2 then applies).",
     )
     per_category = forms.BooleanField(required=False, label="Also choose λ1 per finding category")
+
+
+class CombinationFitForm(forms.Form):
+    alpha = forms.FloatField(
+        label="α (the risk to control: the share of true sentences the combination flags)",
+        initial=0.1, min_value=0.0001, max_value=0.9999,
+        widget=forms.NumberInput(attrs={"step": "any"}),
+    )

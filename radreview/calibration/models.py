@@ -59,17 +59,28 @@ class Calibration(Immutable):
         return f"Calibration v{self.version} (α = {self.alpha:g}, λ1 = {self.lambda1})"
 
 
-class Activation(Immutable):
-    """From now on, flag with this calibration (None: with the default thresholds)."""
+class ActivationLog(Immutable):
+    """An append-only log of which calibration is in force: the latest row wins. Subclasses
+    add ``calibration``, a nullable foreign key (None: no calibration)."""
 
-    calibration = models.ForeignKey(Calibration, null=True, blank=True, on_delete=models.PROTECT,
-                                    related_name="activations")
     activated_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
                                      on_delete=models.PROTECT, related_name="+")
     activated_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        abstract = True
         ordering = ["-id"]
+
+
+class Activation(ActivationLog):
+    """From now on, flag with this calibration (None: with the default thresholds)."""
+
+    calibration = models.ForeignKey(Calibration, null=True, blank=True, on_delete=models.PROTECT,
+                                    related_name="activations")
+
+    def __str__(self) -> str:
+        what = f"version {self.calibration.version}" if self.calibration else "default thresholds"
+        return f"RadFlag: {what} from {self.activated_at:%Y-%m-%d %H:%M}"
 
 
 class StudyRadFlag(models.Model):
@@ -93,3 +104,46 @@ class StudyRadFlag(models.Model):
 
     class Meta:
         verbose_name = "study RadFlag result"
+
+    def __str__(self) -> str:
+        return (f"Study {self.study_id}: {self.flagged_sentences} of {self.scored_sentences} "
+                f"sentences flagged")
+
+
+class CombinationCalibration(Immutable):
+    """The system combination's score as a probability of error, and its display threshold,
+    fitted on the radiologists' decisions (workers.combine.calibration)."""
+
+    version = models.PositiveIntegerField(unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                   on_delete=models.PROTECT, related_name="+")
+    alpha = models.FloatField()
+    # None: no threshold met α, so the combination flags nothing on its score alone.
+    threshold = models.FloatField(null=True, blank=True)
+    studies = models.PositiveIntegerField()
+    sentences = models.PositiveIntegerField()
+    wrong = models.PositiveIntegerField()
+    right = models.PositiveIntegerField()
+    # CombinationFit.as_dict() (map, hold-out figures, curve, reliability) and the combination
+    # settings it was fitted under.
+    result = models.JSONField(default=dict)
+
+    class Meta:
+        ordering = ["-version"]
+
+    def __str__(self) -> str:
+        shown = f"{self.threshold:g}" if self.threshold is not None else "none"
+        return f"Combination calibration v{self.version} (α = {self.alpha:g}, threshold {shown})"
+
+
+class CombinationActivation(ActivationLog):
+    """From now on, the combination flags with this calibration (None: its raw score and the
+    site's flag threshold)."""
+
+    calibration = models.ForeignKey(CombinationCalibration, null=True, blank=True,
+                                    on_delete=models.PROTECT, related_name="activations")
+
+    def __str__(self) -> str:
+        what = f"version {self.calibration.version}" if self.calibration else "the raw score"
+        return f"Combination: {what} from {self.activated_at:%Y-%m-%d %H:%M}"

@@ -2,8 +2,9 @@
 
 x: the threshold λ from 0 to n+1 (used as the overall λ1); y: a rate from 0 to 1. Lines: the
 adjusted risk (c/(c+1))·L̂(λ) + 1/(c+1) that the selection compares with α, the empirical risk
-L̂(λ), the share of sentences flagged and the share of reports flagged (at λ2); a horizontal
-rule at α and a vertical one at the chosen λ1.
+L̂(λ) (true and flagged, of all sentences), the share of true sentences flagged, the share of
+sentences flagged and the share of reports flagged (at λ2); a horizontal rule at α and a
+vertical one at the chosen overall λ1. Every point uses one λ for every sentence.
 """
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ LEFT, RIGHT, TOP, BOTTOM = 52, 16, 16, 44
 
 SERIES = (
     ("adjusted_risk", "Adjusted risk (compared with α)", "#b00020"),
-    ("risk", "Empirical risk L̂(λ): true sentences flagged", "#e07000"),
+    ("risk", "Risk L̂(λ): sentences true and flagged, of all sentences", "#e07000"),
+    ("true_flag_rate", "True sentences flagged, of the true sentences", "#2e7d32"),
     ("sentence_flag_rate", "Sentences flagged", "#1565c0"),
     ("report_flag_rate", "Reports flagged", "#6a1b9a"),
 )
@@ -67,6 +69,8 @@ def build(curve: list[dict], *, alpha: float, lambda1: int) -> Plot | None:
     lines = []
     for key, label, color in SERIES:
         rows = [row for row in curve if row.get(key) is not None]
+        if not rows:  # a calibration stored before this series was kept
+            continue
         dots = [(x(row["lambda"]), y(row[key]), row["lambda"], row[key]) for row in rows]
         lines.append(Line(key, label, color, " ".join(f"{px},{py}" for px, py, _, _ in dots), dots))
     step = 1 if top_lambda <= 20 else max(1, round(top_lambda / 10))

@@ -93,26 +93,18 @@ def create_calibration(result: crc.CalibrationResult, *, file_name: str, sha256:
                        path: str = "", actor=None, job: Job | None = None) -> Calibration:
     """Store a calibration result as the next version (the site job calls this inside its
     store transaction; ``calibrate --save`` from the command line)."""
-    for attempt in range(3):
-        version = (Calibration.objects.aggregate(top=Max("version"))["top"] or 0) + 1
-        try:
-            with transaction.atomic():
-                calibration = Calibration.objects.create(
-                    version=version, created_by=actor, job=job, source_name=file_name[:255],
-                    source_path=path, source_sha256=sha256, alpha=result.alpha,
-                    target_report_rate=result.target_report_rate, per_category=result.per_category,
-                    n_samples=result.n_samples, n_reports=result.n_reports,
-                    n_sentences=result.n_sentences, lambda1=result.lambda1,
-                    lambda1_by_category=result.lambda1_by_category, lambda2=result.lambda2,
-                    risk_at_lambda1=result.risk_at_lambda1,
-                    adjusted_risk_at_lambda1=result.adjusted_risk_at_lambda1,
-                    sentence_flag_rate=result.sentence_flag_rate,
-                    report_flag_rate=result.report_flag_rate, result=result.as_dict(),
-                )
-            break
-        except IntegrityError:  # another run took this version number first
-            if attempt == 2:
-                raise
+    calibration = create_versioned(
+        Calibration, created_by=actor, job=job, source_name=file_name[:255],
+        source_path=path, source_sha256=sha256, alpha=result.alpha,
+        target_report_rate=result.target_report_rate, per_category=result.per_category,
+        n_samples=result.n_samples, n_reports=result.n_reports,
+        n_sentences=result.n_sentences, lambda1=result.lambda1,
+        lambda1_by_category=result.lambda1_by_category, lambda2=result.lambda2,
+        risk_at_lambda1=result.risk_at_lambda1,
+        adjusted_risk_at_lambda1=result.adjusted_risk_at_lambda1,
+        sentence_flag_rate=result.sentence_flag_rate,
+        report_flag_rate=result.report_flag_rate, result=result.as_dict(),
+    )
     record_event("calibration_created", actor=actor, detail={
         "calibration": calibration.pk, "version": calibration.version,
         "job": job.pk if job else None,
@@ -121,17 +113,40 @@ def create_calibration(result: crc.CalibrationResult, *, file_name: str, sha256:
     return calibration
 
 
-def activate(calibration: Calibration | None, *, actor) -> Activation:
-    """Make ``calibration`` the one RadFlag flags with (None: back to the default thresholds)."""
-    require_site_admin(actor)
+def create_versioned(model, **fields):
+    """A new row of a versioned model (Calibration, CombinationCalibration) as the next
+    version; two runs that finish at once get two versions."""
+    for attempt in range(3):
+        version = (model.objects.aggregate(top=Max("version"))["top"] or 0) + 1
+        try:
+            with transaction.atomic():
+                return model.objects.create(version=version, **fields)
+        except IntegrityError:  # another run took this version number first
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
+
+
+def append_activation(log, calibration, *, actor, event: str):
+    """Append to an activation log (the latest row wins) and note it in the audit trail.
+    ``actor`` None: the operator, from the command line."""
+    if actor is not None:
+        require_site_admin(actor)
     with transaction.atomic():
-        previous = Activation.objects.order_by("-id").first()
-        activation = Activation.objects.create(calibration=calibration, activated_by=actor)
-        record_event("calibration_activated", actor=actor, detail={
+        previous = log.objects.order_by("-id").first()
+        activation = log.objects.create(calibration=calibration, activated_by=actor)
+        record_event(event, actor=actor, detail={
             "calibration": calibration.pk if calibration else None,
             "version": calibration.version if calibration else None,
             "previous": previous.calibration_id if previous else None,
         })
+    return activation
+
+
+def activate(calibration: Calibration | None, *, actor) -> Activation:
+    """Make ``calibration`` the one RadFlag flags with (None: back to the default thresholds)."""
+    activation = append_activation(Activation, calibration, actor=actor,
+                                   event="calibration_activated")
     logger.info("calibration %s activated", calibration.version if calibration else "defaults")
     return activation
 
@@ -156,7 +171,7 @@ def thresholds_of(calibration: Calibration | None) -> Thresholds:
         n_samples=calibration.n_samples,
         lambda1_by_category=dict(calibration.lambda1_by_category or {}),
         calibration_id=calibration.pk, calibration_version=calibration.version,
-        lambda2_default=calibration.lambda2 is None,
+        lambda2_default=calibration.lambda2 is None, alpha=calibration.alpha,
     )
 
 
@@ -191,8 +206,12 @@ def export_reviewed(*, actor, n_samples: int | None = None):
 
     require_site_admin(actor)
     export = reviewed_studies(n_samples)
-    record_event("calibration_exported", actor=actor, detail={
-        "reports": len(export.records), "sentences": export.sentences,
-        "n_samples": export.n_samples, "left_out_other_n": export.left_out_other_n,
-    })
+    record_event("calibration_exported", actor=actor, detail=export_detail(export))
     return export
+
+
+def export_detail(export) -> dict:
+    """What the audit trail keeps of an export of the reviewed studies."""
+    return {"reports": len(export.records), "sentences": export.sentences,
+            "n_samples": export.n_samples, "left_out": export.left_out,
+            "left_out_other_n": export.left_out_other_n}

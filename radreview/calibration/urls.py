@@ -12,4 +12,9 @@ urlpatterns = [
     path("<int:pk>/activate/", views.activate, name="activate"),
     path("defaults/", views.use_defaults, name="defaults"),
     path("reviewed.jsonl", views.export, name="export"),
+    path("combination/fit/", views.combination_fit, name="combination_fit"),
+    path("combination/<int:pk>/", views.combination_detail, name="combination_detail"),
+    path("combination/<int:pk>/activate/", views.combination_activate,
+         name="combination_activate"),
+    path("combination/raw/", views.combination_raw, name="combination_raw"),
 ]

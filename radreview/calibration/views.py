@@ -7,16 +7,22 @@ from django.views.decorators.http import require_POST
 from radreview.accounts.permissions import require_site_admin
 from radreview.jobs.models import Job
 
-from . import selectors, services
-from .forms import CalibrationRunForm
-from .models import Calibration
+from . import combination, selectors, services
+from .forms import CalibrationRunForm, CombinationFitForm
+from .models import Calibration, CombinationCalibration
 
 
-def _page(request, form, status=200):
+def _page(request, form, status=200, combination_form=None):
+    thresholds = services.active_thresholds()
+    alpha = thresholds.alpha or 0.1  # the site's α: the active RadFlag calibration's
     return render(request, "calibration/index.html", {
         "form": form, "calibrations": selectors.calibrations(), "active_id": selectors.active_id(),
         "runs": selectors.recent_runs(), "activations": selectors.activations(),
-        "thresholds": services.active_thresholds(),
+        "thresholds": thresholds,
+        "combination_form": combination_form or CombinationFitForm(initial={"alpha": alpha}),
+        "combination_readiness": combination.readiness(alpha),
+        "combination_calibrations": selectors.combination_calibrations(),
+        "combination_active": combination.active(),
     }, status=status)
 
 
@@ -76,6 +82,7 @@ def detail(request, pk: int):
         "calibration": calibration, "plot": selectors.figure(calibration),
         "lambda2_rows": calibration.result.get("lambda2_table", []),
         "category_rows": selectors.category_rows(calibration),
+        "threshold_sets": selectors.threshold_sets(calibration),
         "is_active": selectors.active_id() == calibration.pk,
     })
 
@@ -106,8 +113,62 @@ def export(request):
     except ValueError:
         raise Http404("n_samples must be a whole number") from None
     reviewed = services.export_reviewed(actor=request.user, n_samples=n)
+    if not reviewed.records:
+        # An empty file would say nothing: back to the page, which says why.
+        messages.error(request, f"Nothing to download. {reviewed.why_empty()}")
+        return redirect("calibration:index")
     response = HttpResponse(reviewed.jsonl(), content_type="application/x-ndjson; charset=utf-8")
     response["Content-Disposition"] = 'attachment; filename="reviewed-studies.jsonl"'
     response["X-Reports"] = str(len(reviewed.records))
+    response["X-Left-Out"] = str(reviewed.left_out)
     response["X-Left-Out-Other-N"] = str(reviewed.left_out_other_n)
     return response
+
+
+# --- the system combination's calibration ---------------------------------------------------
+
+
+@require_POST
+def combination_fit(request):
+    require_site_admin(request.user)
+    form = CombinationFitForm(request.POST)
+    if not form.is_valid():
+        return _page(request, CalibrationRunForm(), status=400, combination_form=form)
+    try:
+        fitted = combination.fit(alpha=form.cleaned_data["alpha"], actor=request.user)
+    except services.CalibrationRejected as exc:
+        form.add_error(None, exc.message)
+        return _page(request, CalibrationRunForm(), status=400, combination_form=form)
+    return redirect("calibration:combination_detail", pk=fitted.pk)
+
+
+def combination_detail(request, pk: int):
+    require_site_admin(request.user)
+    fitted = get_object_or_404(CombinationCalibration.objects.select_related("created_by"), pk=pk)
+    active = combination.active()
+    return render(request, "calibration/combination.html", {
+        "calibration": fitted, "result": fitted.result,
+        "map_rows": list(zip(*(fitted.result["map"][key]
+                               for key in ("starts", "probabilities", "counts")))),
+        "is_active": active is not None and active.pk == fitted.pk,
+        "settings_changed": fitted.result.get("settings") != combination.settings_snapshot(),
+    })
+
+
+@require_POST
+def combination_activate(request, pk: int):
+    require_site_admin(request.user)
+    fitted = get_object_or_404(CombinationCalibration, pk=pk)
+    combination.activate(fitted, actor=request.user)
+    messages.success(request, f"The combination now flags with its calibration version "
+                              f"{fitted.version}.")
+    return redirect("calibration:combination_detail", pk=pk)
+
+
+@require_POST
+def combination_raw(request):
+    require_site_admin(request.user)
+    combination.activate(None, actor=request.user)
+    messages.success(request, "The combination now flags on its raw score and the site's flag "
+                              "threshold.")
+    return redirect("calibration:index")

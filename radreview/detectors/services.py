@@ -1,8 +1,11 @@
-"""The site's combination settings as the plain ``CombinationConfig`` the workers take."""
+"""The site's combination settings as the plain ``CombinationConfig`` the workers take, with
+the active calibration of the combined score (radreview/calibration/combination.py), if any."""
 from __future__ import annotations
 
+from radreview.calibration.combination import active_score_calibration
 from workers.combine import config as defaults
-from workers.combine.config import CombinationConfig, FilterRule as RuleData
+from workers.combine.config import CombinationConfig
+from workers.combine.config import FilterRule as RuleData
 
 from .models import CombinationSettings, DetectorWeight, FilterRule
 
@@ -27,4 +30,5 @@ def combination_config() -> CombinationConfig | None:
     )
     return CombinationConfig(weights=weights, order=tuple(order),
                              similarity_threshold=site.similarity_threshold,
-                             flag_threshold=site.flag_threshold, rules=rules)
+                             flag_threshold=site.flag_threshold, rules=rules,
+                             calibration=active_score_calibration())

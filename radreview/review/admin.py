@@ -12,15 +12,16 @@ from .models import Decision, Detection, SignOff
 
 @admin.register(Detection)
 class DetectionAdmin(ReadOnlyAdmin):
-    list_display = ("id", "report", "sentence_index", "detector", "harm", "confidence", "flagged")
+    list_display = ("__str__", "report", "detector", "harm", "confidence", "flagged")
     list_filter = ("detector", "harm", "flagged")
+    list_select_related = ("report",)
 
 
 @admin.register(Decision)
 class DecisionAdmin(ReadOnlyAdmin):
     list_display = ("id", "study", "action", "sentence", "user", "created_at", "study_version")
     list_filter = ("action",)
-    list_select_related = ("user", "sentence")
+    list_select_related = ("user", "sentence__report")
 
 
 @admin.register(SignOff)

@@ -44,10 +44,38 @@ class SourceSerializer(serializers.Serializer):
     evidence = serializers.JSONField()
 
 
+class MemberFigureSerializer(serializers.Serializer):
+    detector = serializers.CharField()
+    confidence = serializers.FloatField(help_text="The detector's own confidence")
+    harm = serializers.CharField()
+
+
+class FiguresSerializer(serializers.Serializer):
+    """The flag's confidence explained (radreview/review/confidence.py)."""
+
+    kind = serializers.ChoiceField(choices=["probability", "score"],
+                                   help_text="probability: the calibrated probability of error")
+    value = serializers.FloatField()
+    score = serializers.FloatField(help_text="The combination's raw score (or the detector's)")
+    source = serializers.CharField()
+    why_score = serializers.CharField(help_text="Why the figure is a score, when it is one")
+    members = MemberFigureSerializer(many=True)
+    reasons = serializers.ListField(child=serializers.CharField(),
+                                    help_text="Why the figure differs from the members' own")
+    harm = serializers.CharField()
+    harm_set_by = serializers.CharField(help_text="The member whose harm the flag shows")
+    guarantees = serializers.ListField(child=serializers.CharField(),
+                                       help_text="Calibrated flags and their calibration")
+    flagged_because = serializers.ListField(child=serializers.CharField())
+    notes = serializers.ListField(child=serializers.CharField(),
+                                  help_text="Site rules that removed, or did not remove, a flag")
+
+
 class FlagSerializer(serializers.Serializer):
     detections = serializers.SerializerMethodField()
     harm = serializers.CharField()
-    confidence = serializers.FloatField()
+    confidence = serializers.FloatField(help_text="explained.value: a probability or a score")
+    explained = FiguresSerializer(source="figures")
     suggestion = serializers.CharField(allow_null=True, help_text='Replacement text; "" removes the sentence.')
     open = serializers.BooleanField(source="is_open")
     sources = SourceSerializer(many=True)
@@ -56,18 +84,28 @@ class FlagSerializer(serializers.Serializer):
         return [d.pk for d in flag.detections]
 
 
+SENTENCE_INDEX = "Sentence index, counted from 0 (what requests send)"
+SENTENCE_NUMBER = "Sentence number as people read it, counted from 1 (index + 1)"
+
+
 class DecisionSerializer(serializers.ModelSerializer):
-    sentence = serializers.IntegerField(source="sentence.index", allow_null=True, help_text="Sentence index")
+    sentence = serializers.IntegerField(source="sentence.index", allow_null=True,
+                                        help_text=SENTENCE_INDEX)
+    sentence_number = serializers.SerializerMethodField(help_text=SENTENCE_NUMBER)
     user = serializers.CharField(source="user.get_username")
 
     class Meta:
         model = Decision
-        fields = ["id", "action", "sentence", "detection", "before_text", "after_text", "undoes", "user",
-                  "created_at", "study_version"]
+        fields = ["id", "action", "sentence", "sentence_number", "detection", "before_text",
+                  "after_text", "undoes", "user", "created_at", "study_version"]
+
+    def get_sentence_number(self, decision) -> int | None:
+        return decision.sentence.index + 1 if decision.sentence is not None else None
 
 
 class SentenceReviewSerializer(serializers.Serializer):
-    index = serializers.IntegerField()
+    index = serializers.IntegerField(help_text=SENTENCE_INDEX)
+    number = serializers.SerializerMethodField(help_text=SENTENCE_NUMBER)
     section = serializers.CharField()
     text = serializers.CharField(source="original", help_text="As the audited report has it")
     current_text = serializers.CharField(source="current", help_text='After the effective decision ("" = removed)')
@@ -78,16 +116,26 @@ class SentenceReviewSerializer(serializers.Serializer):
     support_n = serializers.IntegerField(source="sentence.support_n", allow_null=True)
     decision = DecisionSerializer(allow_null=True)
     flag = FlagSerializer(allow_null=True)
+    notes = serializers.ListField(child=serializers.CharField(),
+                                  help_text="Site rules that removed a flag on this sentence")
+
+    def get_number(self, sentence) -> int:
+        return sentence.index + 1
 
 
 class DetectionSerializer(serializers.ModelSerializer):
     sources = serializers.PrimaryKeyRelatedField(many=True, read_only=True)
     is_flag = serializers.SerializerMethodField(help_text="Whether the review page shows it as a flag")
+    sentence_number = serializers.SerializerMethodField(help_text=SENTENCE_NUMBER)
 
     class Meta:
         model = Detection
-        fields = ["id", "sentence_index", "start", "end", "detector", "explanation", "harm", "confidence",
-                  "evidence", "suggestion", "flagged", "is_flag", "sources", "prompt_version", "model_name"]
+        fields = ["id", "sentence_index", "sentence_number", "start", "end", "detector",
+                  "explanation", "harm", "confidence", "evidence", "suggestion", "flagged",
+                  "is_flag", "sources", "prompt_version", "model_name"]
+
+    def get_sentence_number(self, detection) -> int:
+        return detection.sentence_index + 1
 
     def get_is_flag(self, detection) -> bool:
         return detection.pk in self.context.get("flag_ids", ())
@@ -130,7 +178,7 @@ class ReviewSerializer(serializers.Serializer):
 
 class DecisionRequestSerializer(serializers.Serializer):
     action = serializers.ChoiceField(choices=[Decision.Action.ACCEPT, Decision.Action.REJECT, Decision.Action.EDIT])
-    sentence = serializers.IntegerField(min_value=0, help_text="Sentence index in the audited report")
+    sentence = serializers.IntegerField(min_value=0, help_text=SENTENCE_INDEX)
     detection = serializers.IntegerField(required=False, allow_null=True,
                                          help_text="A flag of the sentence (or a source of it); default: its flag")
     text = serializers.CharField(required=False, allow_blank=True, help_text="The edited sentence (action edit)")

@@ -41,6 +41,11 @@ class Detection(models.Model):
     def harm_level(self) -> Harm:
         return Harm(self.harm)
 
+    def __str__(self) -> str:
+        shown = "flag" if self.flagged else "not shown as a flag"
+        return (f"Study {self.report.study_id}, sentence {self.sentence_index + 1}: "
+                f"{self.detector} detection ({shown})")
+
 
 class Decision(models.Model):
     """A radiologist's decision on a sentence or a flag. Append-only: undo is a new decision."""

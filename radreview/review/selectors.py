@@ -19,7 +19,9 @@ from workers import types
 from workers.types import Harm
 
 from . import derivation
+from .confidence import Figures, figures_of, removed_notes
 from .diff import word_diff
+from .labels import DETECTOR_NAMES
 from .models import Decision, Detection, SignOff
 
 AUDITED_KINDS = (Report.Kind.UPLOADED, Report.Kind.CANDIDATE)
@@ -36,15 +38,6 @@ JUDGE_RULES = {
     "out_of_domain": "Not something a chest radiograph shows",
     "unsupported_by_library": "Unsupported by similar reference reports",
     "llm": "Language-model judge",
-}
-DETECTOR_NAMES = {
-    "radflag": "RadFlag (sampling and entailment)",
-    "vrag": "V-RAG (image retrieval and probing)",
-    "correction": "Three-stage correction",
-    "judge": "Consistency judge",
-    "comparative": "Comparison without a prior",
-    "rarrg": "RA-RRG key phrases",
-    "combined": "System combination",
 }
 
 
@@ -171,6 +164,7 @@ class FlagView:
     sources: list[SourceView]
     sentence_text: str
     is_open: bool = True
+    figures: Figures | None = None  # the confidence explained (confidence.py)
 
     @property
     def harm_slug(self) -> str:
@@ -196,6 +190,8 @@ class SentenceView:
     decision: Decision | None
     flag: FlagView | None
     history: list[Decision]
+    # Site rules that removed a flag on this sentence, in words (confidence.removed_notes).
+    notes: list[str] = field(default_factory=list)
 
     @property
     def removed(self) -> bool:
@@ -349,6 +345,10 @@ def review_state(study: Study, report: Report | None = None) -> ReviewState:
     flag_rows: dict[int, list[Detection]] = {}
     for detection in flags_of(detections):
         flag_rows.setdefault(detection.sentence_index, []).append(detection)
+    unflagged: dict[int, list[Detection]] = {}
+    for detection in detections:
+        if detection.detector == Detection.COMBINED and not detection.flagged:
+            unflagged.setdefault(detection.sentence_index, []).append(detection)
 
     views: list[SentenceView] = []
     flags: list[FlagView] = []
@@ -364,12 +364,13 @@ def review_state(study: Study, report: Report | None = None) -> ReviewState:
             for row in rows:
                 members.extend(sorted(row.sources.all(), key=lambda d: (-d.confidence, d.id))
                                if row.detector == Detection.COMBINED else [row])
+            figures = figures_of(rows, members)
             flag = FlagView(
                 sentence_index=sentence.index, detections=rows, primary=primary, harm=primary.harm,
-                harm_rank=_harm_rank(primary.harm), confidence=max(d.confidence for d in rows),
+                harm_rank=_harm_rank(primary.harm), confidence=figures.value,
                 suggestion=suggestion_of(primary),
                 sources=[_source_view(d, context) for d in members], sentence_text=sentence.text,
-                is_open=decision is None,
+                is_open=decision is None, figures=figures,
             )
             flags.append(flag)
         views.append(SentenceView(
@@ -377,6 +378,7 @@ def review_state(study: Study, report: Report | None = None) -> ReviewState:
             current=decision.after_text if decision else sentence.text,
             state=STATES[decision.action] if decision else "unchanged",
             decision=decision, flag=flag, history=history.get(sentence.pk, []),
+            notes=[] if flag else removed_notes(unflagged.get(sentence.index, [])),
         ))
 
     titles = derivation.section_titles(report.text)

@@ -157,7 +157,7 @@ def decide(study: Study, user, *, action: str, sentence_index, version, detectio
             # The signed version stays as it is; the study waits for a new sign-off.
             Study.objects.filter(pk=study.pk).update(status=Study.Status.READY)
         record_event("review_decision", actor=user, study=study, detail={
-            "decision": decision.pk, "action": action, "sentence": sentence.index,
+            "decision": decision.pk, "action": action, "sentence_number": sentence.index + 1,
             "detection": detection.pk if detection else None, "version": seen,
         })
     logger.info("study %s: decision %s (%s) at version %s", study.pk, decision.pk, action, seen)
@@ -201,7 +201,8 @@ def undo_last(study: Study, user, *, version) -> Outcome:
             Study.objects.filter(pk=study.pk).update(status=Study.Status.READY)
         record_event("review_undo", actor=user, study=study, detail={
             "decision": decision.pk, "undoes": target.pk, "undone_action": target.action,
-            "sentence": target.sentence.index if target.sentence else None, "version": seen,
+            "sentence_number": target.sentence.index + 1 if target.sentence else None,
+            "version": seen,
         })
     logger.info("study %s: decision %s undone by %s", study.pk, target.pk, decision.pk)
     return Outcome(version=new_version, decision=decision)

@@ -98,6 +98,9 @@ class Image(models.Model):
     class Meta:
         ordering = ["study", "position", "id"]
 
+    def __str__(self) -> str:
+        return f"Study {self.study_id}, image {self.position + 1} ({self.get_view_display()})"
+
 
 class Report(models.Model):
     """A report text about a study: uploaded, generated (candidate and samples) or signed."""
@@ -124,6 +127,11 @@ class Report(models.Model):
     class Meta:
         ordering = ["study", "kind", "sample_index", "id"]
 
+    def __str__(self) -> str:
+        if self.kind == self.Kind.SAMPLE and self.sample_index is not None:
+            return f"Study {self.study_id}, sample {self.sample_index + 1}"
+        return f"Study {self.study_id}, {self.get_kind_display().lower()} report"
+
 
 class Sentence(models.Model):
     """A sentence of a report, with its character span in the report text and its section."""
@@ -147,3 +155,16 @@ class Sentence(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["report", "index"], name="unique_sentence_index"),
         ]
+
+    # Rows in lists (the admin) quote at most this much of the sentence.
+    QUOTED_CHARS = 60
+
+    @property
+    def number(self) -> int:
+        """The sentence's number as people count it (from 1), everywhere it is shown."""
+        return self.index + 1
+
+    def __str__(self) -> str:
+        text = self.text if len(self.text) <= self.QUOTED_CHARS else (
+            self.text[:self.QUOTED_CHARS - 1].rstrip() + "…")
+        return f"Study {self.report.study_id}, sentence {self.number}: '{text}'"

@@ -29,7 +29,7 @@ def test_admin_runs_a_calibration_and_activates_it(page, live_server, celery_wor
     # The run page polls the job; when the worker is done, htmx takes us to the new version.
     page.wait_for_url(f"{live_server.url}/site/calibration/*/", timeout=90_000)
     page.wait_for_selector("#calibration-plot svg", timeout=90_000)
-    assert page.locator("#calibration-plot polyline").count() == 4
+    assert page.locator("#calibration-plot polyline").count() == 5
     assert page.locator("#calibration-plot .alpha-line").count() == 1
     assert page.locator("#lambda2-table tbody tr").count() == 5
     assert page.locator("#category-table tbody tr").count() == 2

@@ -4,17 +4,18 @@
 
 folds the detectors' raw detections one at a time (``fold``: Hungarian alignment of the
 explanations' embeddings within a sentence, linear interpolation of the confidences), applies
-the site's false-positive rules (``rules``) and flags what reaches the site threshold. Each
-result is a ``detector="combined"`` Detection with its members (detector, index) and whether
-it is flagged.
+the site's false-positive rules (``rules``) and flags what reaches the site threshold — or the
+calibrated display threshold (``calibration``) — and every sentence a calibrated detector
+flagged (``calibrated``, ``flagging``). Each result is a ``detector="combined"`` Detection with
+its members (detector, index) and whether it is flagged.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from workers.combine.config import (DEFAULT_RULES, CombinationConfig, FilterRule)
-from workers.combine.fold import DetectorOutput, Embed, combined_detection, fold
-from workers.combine.rules import first_match
+from workers.combine.config import DEFAULT_RULES, CombinationConfig, FilterRule
+from workers.combine.flagging import decide, outside_the_fold
+from workers.combine.fold import DetectorOutput, Embed, combined_detection, fold, member_detections
 from workers.types import Detection
 
 
@@ -29,16 +30,16 @@ class CombinedResult:
 def combine(outputs: list[DetectorOutput], config: CombinationConfig, embed: Embed,
             sentences: dict[int, str]) -> list[CombinedResult]:
     by_detector = {o.detector: o.detections for o in outputs}
-    items = fold(outputs, config, embed, sorted(sentences))
+    items = fold(outputs, config, embed, sorted(sentences)) + outside_the_fold(outputs, config)
     results = []
     for item in items:
         detection = combined_detection(item, by_detector, config)
-        rule = first_match(config.rules, detection, sentences.get(item.sentence_index, ""))
-        if rule is not None:
-            item.removed_by = rule.name
-            detection.evidence["filtered_by"] = rule.name
-        flagged = rule is None and detection.confidence >= config.flag_threshold
-        results.append(CombinedResult(detection, list(item.members), flagged, item.removed_by))
+        decision = decide(detection, member_detections(item, by_detector), config,
+                          sentences.get(item.sentence_index, ""))
+        item.removed_by = decision.removed_by
+        detection.evidence.update(decision.evidence)
+        results.append(CombinedResult(detection, list(item.members), decision.flagged,
+                                      item.removed_by))
     return results
 
 

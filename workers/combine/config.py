@@ -2,6 +2,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from workers.combine.calibration import ScoreCalibration
 
 # Fold order and relative weights when a site has changed nothing. The text detectors come
 # first (every report has them), the image detectors after.
@@ -68,7 +72,9 @@ class CombinationConfig:
     """``weights``: each detector's relative weight; ``order``: the fold order (detectors not
     listed are folded after, by name); ``similarity_threshold``: the least cosine similarity of
     two explanations for their detections to be aligned; ``flag_threshold``: the least
-    combined confidence of a flag; ``rules``: the site's false-positive filters."""
+    combined confidence of a flag; ``rules``: the site's false-positive filters;
+    ``calibration``: the active calibration of the combined score (workers.combine.calibration)
+    — when set, its probability and display threshold replace ``flag_threshold``."""
 
     weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
     order: tuple[str, ...] = DEFAULT_ORDER
@@ -76,6 +82,7 @@ class CombinationConfig:
     flag_threshold: float = DEFAULT_FLAG_THRESHOLD
     rules: tuple[FilterRule, ...] = DEFAULT_RULES
     enabled: frozenset[str] | None = None  # None: every detector takes part
+    calibration: ScoreCalibration | None = None
 
     def weight(self, detector: str) -> float:
         return float(self.weights.get(detector, 1.0))

@@ -55,6 +55,9 @@ class Combined:
     explanations: list[str]
     similarities: list[float] = field(default_factory=list)
     removed_by: str | None = None
+    # How the confidence came about, one step per detector that moved it (the review panel
+    # explains the combined figure from these): see ``_step``.
+    steps: list[dict] = field(default_factory=list)
 
     def vector(self, embed: Embed) -> np.ndarray:
         """The normalised mean of the members' explanation vectors."""
@@ -87,6 +90,15 @@ def _identical_single(running: list[Combined], detections: list[Detection], sent
     return None
 
 
+def _step(detector: str, event: str, w: float, after: float, **figures: float) -> dict:
+    """``event``: "first" (the first detector to examine the sentence raised it), "alone"
+    (raised it after detectors that examined the sentence said nothing), "agreed" (aligned
+    with the running detection), "silent" (examined the sentence, raised nothing); ``w``: the
+    share of the weight of the detectors folded in before it that examined the sentence."""
+    return {"detector": detector, "event": event, "w": round(w, 4), "after": round(after, 4),
+            **{key: round(value, 4) for key, value in figures.items()}}
+
+
 def fold_step(running: list[Combined], name: str, detections: list[Detection],
               scope: frozenset[int], weight: float, examined: dict[int, float],
               threshold: float, embed: Embed) -> list[Combined]:
@@ -114,21 +126,29 @@ def fold_step(running: list[Combined], name: str, detections: list[Detection],
     for i, j, similarity in pairs:
         item, detection = running[i], detections[j]
         w = _weights_so_far(examined, item.sentence_index, weight)
+        before = item.confidence
         item.confidence = w * item.confidence + (1 - w) * detection.confidence
+        item.steps.append(_step(name, "agreed", w, item.confidence, before=before,
+                                own=detection.confidence, similarity=similarity))
         item.members.append((name, j))
         item.explanations.append(detection.explanation)
         item.similarities.append(similarity)
         item.start, item.end = min(item.start, detection.start), max(item.end, detection.end)
     for i, item in enumerate(running):
         if i not in paired_running and item.sentence_index in scope:
-            item.confidence *= _weights_so_far(examined, item.sentence_index, weight)
+            w = _weights_so_far(examined, item.sentence_index, weight)
+            before = item.confidence
+            item.confidence *= w
+            item.steps.append(_step(name, "silent", w, item.confidence, before=before))
     for j, detection in enumerate(detections):
         if j in paired_new:
             continue
         w = _weights_so_far(examined, detection.sentence_index, weight)
+        confidence = (1 - w) * detection.confidence
         running.append(Combined(detection.sentence_index, detection.start, detection.end,
-                                (1 - w) * detection.confidence, [(name, j)],
-                                [detection.explanation]))
+                                confidence, [(name, j)], [detection.explanation],
+                                steps=[_step(name, "alone" if w else "first", w, confidence,
+                                             own=detection.confidence)]))
     for sentence in scope:
         examined[sentence] = examined.get(sentence, 0.0) + weight
     return running
@@ -175,6 +195,7 @@ def combined_detection(item: Combined, outputs: dict[str, list[Detection]],
         "weights": {name: config.weight(name) for name, _ in item.members},
         "threshold": config.flag_threshold,
         "filtered_by": item.removed_by,
+        "steps": item.steps,
     }
     return Detection(
         sentence_index=item.sentence_index, start=item.start, end=item.end, detector="combined",

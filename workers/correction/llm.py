@@ -1,17 +1,23 @@
 """The three stages with a language model: three prompts, each answer a validated JSON object.
 
-Stage 1 (``correction_detect/v1``) says whether the report has an error; stage 2
-(``correction_localize/v1``) names the sentence; stage 3 (``correction_correct/v1``) rewrites
-it. Each answer is validated against its schema (a sentence number must exist) and asked for
-once more on failure (workers.backends.structured); a second failure raises
-``StructuredOutputError`` and the stage fails, never with a made-up answer.
+Stage 1 (``correction_detect``) says whether the report has an error; stage 2
+(``correction_localize``) names the sentence (by its number, counted from 1); stage 3
+(``correction_correct``) rewrites it. Each answer is validated against its schema (a sentence
+number must exist) and asked for once more on failure (workers.backends.structured); a second
+failure raises ``StructuredOutputError`` and the stage fails, never with a made-up answer.
 """
 from __future__ import annotations
 
 from workers.backends.structured import complete_json
 from workers.correction.three_stage import DETECTOR, CorrectionResult, apply_suggestion
 from workers.judge.context import ReportContext
-from workers.judge.formatting import bulleted, numbered_report, references, with_sentence_range
+from workers.judge.formatting import (
+    bulleted,
+    index_of,
+    numbered_report,
+    references,
+    with_sentence_range,
+)
 from workers.nlp import harm_of
 from workers.prompts import Provenance, get_prompt
 from workers.types import Detection, Harm
@@ -41,9 +47,9 @@ def correct_with_llm(ctx: ReportContext, model, phrases: list[str]) -> Correctio
     schema = with_sentence_range(get_prompt("correction_localize").schema, n,
                                  ("properties", "sentence"))
     located, _ = _ask(model, "correction_localize", schema, reason=detected["reason"], **context)
-    index = located["sentence"]
+    index = index_of(located["sentence"])
     sentence = ctx.sentence(index)
-    corrected, provenance = _ask(model, "correction_correct", number=index,
+    corrected, provenance = _ask(model, "correction_correct", number=located["sentence"],
                                  reason=located["reason"], sentence=sentence.text, **context)
     suggestion = corrected["corrected_sentence"].strip()
     evidence = {
@@ -57,7 +63,8 @@ def correct_with_llm(ctx: ReportContext, model, phrases: list[str]) -> Correctio
             "localize": {"sentence": index, "reason": located["reason"]},
             "correct": {"method": "llm"},
         },
-        "prompts": ["correction_detect/v1", "correction_localize/v1", "correction_correct/v1"],
+        "prompts": [get_prompt(task).version for task in
+                    ("correction_detect", "correction_localize", "correction_correct")],
     }
     detection = Detection(
         sentence_index=index, start=sentence.start, end=sentence.end, detector=DETECTOR,

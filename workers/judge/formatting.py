@@ -9,8 +9,15 @@ MAX_REFERENCE_CHARS = 600
 
 
 def numbered_report(ctx: ReportContext) -> str:
-    """One line per sentence: ``[index] (section) text``; the numbers are sentence indices."""
-    return "\n".join(f"[{s.index}] ({s.section}) {s.text}" for s in ctx.parsed.sentences)
+    """One line per sentence: ``[number] (section) text``. Sentences are numbered from 1 (the
+    index + 1), as the review page numbers them, so a model's explanation that names a
+    sentence ("contradicts sentence 3") names the one the radiologist sees as sentence 3."""
+    return "\n".join(f"[{s.index + 1}] ({s.section}) {s.text}" for s in ctx.parsed.sentences)
+
+
+def index_of(number: int) -> int:
+    """The sentence index of a sentence number a model answered with."""
+    return number - 1
 
 
 def references(ctx: ReportContext) -> str:
@@ -30,12 +37,13 @@ def bulleted(phrases: list[str]) -> str:
 
 
 def with_sentence_range(schema: dict, n_sentences: int, *paths: tuple[str, ...]) -> dict:
-    """A copy of ``schema`` whose integer fields at ``paths`` must be a sentence index (below
+    """A copy of ``schema`` whose integer fields at ``paths`` must be a sentence number (1 to
     ``n_sentences``), so an out-of-range answer fails validation and is asked again."""
     schema = copy.deepcopy(schema)
     for path in paths:
         node = schema
         for key in path:
             node = node[key]
-        node["maximum"] = max(0, n_sentences - 1)
+        node["minimum"] = 1
+        node["maximum"] = max(1, n_sentences)
     return schema

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from workers.backends.structured import complete_json
 from workers.judge.context import ReportContext
-from workers.judge.formatting import numbered_report, references, with_sentence_range
+from workers.judge.formatting import index_of, numbered_report, references, with_sentence_range
 from workers.nlp import harm_of
 from workers.prompts import Provenance, get_prompt
 from workers.types import Detection, Harm
@@ -30,8 +30,9 @@ def judge_with_llm(ctx: ReportContext, model) -> list[Detection]:
     provenance = Provenance.of(prompt, model)
     detections = []
     for problem in answer["problems"]:
-        sentence = ctx.sentence(problem["sentence"])
-        related = problem["related_sentence"]
+        sentence = ctx.sentence(index_of(problem["sentence"]))
+        related = (index_of(problem["related_sentence"])
+                   if problem["related_sentence"] is not None else None)
         detections.append(Detection(
             sentence_index=sentence.index, start=sentence.start, end=sentence.end,
             detector=DETECTOR, explanation=problem["explanation"].strip(),

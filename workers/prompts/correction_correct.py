@@ -4,7 +4,7 @@ from .correction_detect import CONTEXT, SYSTEM
 
 PROMPT = register(Prompt(
     task="correction_correct",
-    version="correction_correct/v1",
+    version="correction_correct/v2",
     system=SYSTEM,
     user=(
         CONTEXT + "\n\n"

@@ -22,7 +22,7 @@ SYSTEM = (
 
 PROMPT = register(Prompt(
     task="correction_detect",
-    version="correction_detect/v1",
+    version="correction_detect/v2",
     system=SYSTEM,
     user=(
         CONTEXT + "\n\n"

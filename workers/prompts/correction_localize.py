@@ -4,7 +4,7 @@ from .correction_detect import CONTEXT, SYSTEM
 
 PROMPT = register(Prompt(
     task="correction_localize",
-    version="correction_localize/v1",
+    version="correction_localize/v2",
     system=SYSTEM,
     user=(
         CONTEXT + "\n\n"
@@ -18,7 +18,7 @@ PROMPT = register(Prompt(
     schema={
         "type": "object",
         "properties": {
-            "sentence": {"type": "integer", "minimum": 0},
+            "sentence": {"type": "integer", "minimum": 1},
             "reason": {"type": "string", "maxLength": 600},
         },
         "required": ["sentence", "reason"],

@@ -11,7 +11,7 @@ RULES = ("contradiction", "laterality", "impression_vs_findings", "out_of_domain
 
 PROMPT = register(Prompt(
     task="judge",
-    version="judge/v1",
+    version="judge/v2",
     system=(
         "You are a senior radiologist acting as a judge of chest radiograph reports drafted "
         "by a machine. You point out statements that are wrong or cannot be right, never "
@@ -44,9 +44,9 @@ PROMPT = register(Prompt(
                 "items": {
                     "type": "object",
                     "properties": {
-                        "sentence": {"type": "integer", "minimum": 0},
+                        "sentence": {"type": "integer", "minimum": 1},
                         "rule": {"enum": list(RULES)},
-                        "related_sentence": {"type": ["integer", "null"], "minimum": 0},
+                        "related_sentence": {"type": ["integer", "null"], "minimum": 1},
                         "confidence": {"type": "number", "minimum": 0, "maximum": 1},
                         "explanation": {"type": "string", "minLength": 1, "maxLength": 600},
                     },

@@ -42,6 +42,7 @@ from typing import Any
 
 from workers.pipeline import Progress, no_progress
 
+from . import risk
 from .flags import exact
 from .support import COMPLETE, SCORED_SECTIONS, SUPPORTING, judge_sentences
 
@@ -368,6 +369,10 @@ class CalibrationResult:
     #: the λ2 used for the curve's report flag rate (λ2, or 1 when none was chosen).
     curve_lambda2: int = 1
     lambda2_table: list[dict] = field(default_factory=list)
+    #: risk.figures() for the overall λ1 and (per category) the thresholds in force.
+    threshold_sets: list[dict] = field(default_factory=list)
+    #: risk.figures() within each category at its own λ1.
+    category_figures: list[dict] = field(default_factory=list)
 
     def summary(self) -> dict[str, Any]:
         """The command's output JSON."""
@@ -378,6 +383,8 @@ class CalibrationResult:
             "sentence_flag_rate": self.sentence_flag_rate,
             "report_flag_rate": self.report_flag_rate,
             "adjusted_risk_at_lambda1": self.adjusted_risk_at_lambda1,
+            "true_flag_rate_at_lambda1": next(
+                (s["true_flag_rate"] for s in self.threshold_sets if s["in_force"]), None),
             "target_report_rate": self.target_report_rate, "per_category": self.per_category,
             "n_samples": self.n_samples, "n_reports": self.n_reports, "n_factual": self.n_factual,
             "category_sentences": dict(self.category_sentences),
@@ -386,7 +393,8 @@ class CalibrationResult:
     def as_dict(self) -> dict[str, Any]:
         """Everything, for storing with a calibration."""
         return {**self.summary(), "curve": self.curve, "curve_lambda2": self.curve_lambda2,
-                "lambda2_table": self.lambda2_table}
+                "lambda2_table": self.lambda2_table, "threshold_sets": self.threshold_sets,
+                "category_figures": self.category_figures}
 
 
 def calibrate(reports: Sequence[CalibrationReport], *, alpha, per_category: bool = False,
@@ -436,7 +444,23 @@ def calibrate(reports: Sequence[CalibrationReport], *, alpha, per_category: bool
             "adjusted_risk": float(adjusted_risk(supports, factual, lam)),
             "sentence_flag_rate": sum(1 for e in supports if e < lam) / c,
             "report_flag_rate": sum(1 for k in lam_counts if k >= curve_lambda2) / len(reports),
+            "true_flag_rate": (loss_sum(supports, factual, lam) / sum(factual)
+                               if any(factual) else None),
         })
+    # One set of figures per threshold set (risk.py): the overall λ1, and the per-category λ1
+    # that is in force when there is one; never one set's risk beside another set's rates.
+    overall = {"name": "overall", "lambda1": lambda1, "in_force": not per_category,
+               **risk.figures(sentences, lambda s: lambda1, reports=reports,
+                              lambda2=curve_lambda2)}
+    threshold_sets = [overall]
+    if per_category:
+        threshold_sets.append({
+            "name": "per_category", "lambda1_by_category": dict(by_category), "in_force": True,
+            **risk.figures(sentences, threshold, reports=reports, lambda2=curve_lambda2)})
+    category_figures = [
+        {"category": name, "lambda1": value,
+         **risk.figures([s for s in sentences if s.category == name], lambda s, v=value: v)}
+        for name, value in by_category.items()]
     return CalibrationResult(
         lambda1=lambda1, lambda1_by_category=by_category, lambda2=lambda2, alpha=float(bound),
         target_report_rate=float(target) if target is not None else None,
@@ -448,7 +472,8 @@ def calibrate(reports: Sequence[CalibrationReport], *, alpha, per_category: bool
         report_flag_rate=(sum(1 for k in counts if k >= lambda2) / len(reports)
                           if lambda2 is not None else None),
         category_sentences=sizes, curve=curve, curve_lambda2=curve_lambda2,
-        lambda2_table=lambda2_rows(counts),
+        lambda2_table=lambda2_rows(counts), threshold_sets=threshold_sets,
+        category_figures=category_figures,
     )
 
 

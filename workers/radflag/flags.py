@@ -55,8 +55,8 @@ class Thresholds:
     """λ1 (overall and per category) and λ2, for ``n_samples`` samples.
 
     ``calibration_id`` / ``calibration_version`` name the calibration they come from; both are
-    None for the default thresholds. ``lambda2_default``: the calibration chose no λ2, so the
-    default λ2 is used.
+    None for the default thresholds, as is ``alpha``, the risk level the calibration
+    controls. ``lambda2_default``: the calibration chose no λ2, so the default λ2 is used.
     """
 
     lambda1: int
@@ -66,6 +66,7 @@ class Thresholds:
     calibration_id: int | None = None
     calibration_version: int | None = None
     lambda2_default: bool = False
+    alpha: float | None = None
 
     @property
     def source(self) -> str:
@@ -92,7 +93,8 @@ class Thresholds:
         return {"lambda1": self.lambda1, "lambda2": self.lambda2, "n_samples": self.n_samples,
                 "lambda1_by_category": dict(self.lambda1_by_category),
                 "calibration": self.calibration_id, "calibration_version": self.calibration_version,
-                "lambda2_default": self.lambda2_default, "source": self.source}
+                "lambda2_default": self.lambda2_default, "source": self.source,
+                "alpha": self.alpha}
 
 
 @dataclass(frozen=True)
@@ -174,7 +176,7 @@ def flag_report(sentences: Sequence[SentenceInfo], supports: Sequence[SentenceSu
             "support": flag.support, "n": flag.n, "complete": scored.complete,
             "partial": scored.partial, "lambda1": flag.lambda1, "category": flag.category,
             "calibration": thresholds.calibration_id,
-            "calibration_version": thresholds.calibration_version,
+            "calibration_version": thresholds.calibration_version, "alpha": thresholds.alpha,
             "thresholds": thresholds.source, "note": thresholds.describe(flag.n),
             "lambda2": thresholds.lambda2, "flagged_sentences": len(flagged),
             "report_flagged": report_flagged,

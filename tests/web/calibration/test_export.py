@@ -3,12 +3,14 @@ from the page and as a command, and calibrated again."""
 import json
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from radreview.audit.models import AuditEvent
 from radreview.calibration.export import reviewed_studies
 from radreview.review import services as review
+from tests import factories
 from tests.factories import PASSWORD
+from tests.web.review import factories as rf
 
 from .helpers import SAMPLES, run_radflag_only, upload_with_samples
 
@@ -94,3 +96,38 @@ def test_page_download_and_command_give_a_file_the_calibrate_command_reads(radio
     call_command("calibrate", "--input", str(out), "--alpha", "0.5", "--target-report-rate", "0.5")
     result = json.loads(capsys.readouterr().out)
     assert result["n_sentences"] == 5 and result["n_samples"] == 10
+
+
+def test_an_empty_download_says_why_instead_of_giving_an_empty_file(admin_client_, tmp_path):
+    response = admin_client_.get("/site/calibration/reviewed.jsonl", follow=True)
+    assert response.redirect_chain == [("/site/calibration/", 302)]
+    assert "Nothing to download. No study has been reviewed yet" in response.content.decode()
+    with pytest.raises(CommandError, match="nothing written: No study has been reviewed yet"):
+        call_command("export_calibration", "--output", str(tmp_path / "out.jsonl"))
+    assert not (tmp_path / "out.jsonl").exists()
+
+
+def test_an_empty_export_counts_the_studies_left_out_and_why(radiologist, admin_client_):
+    for _ in range(2):
+        decide(run_radflag_only(upload_with_samples(radiologist)), radiologist, "reject", 3)
+    unscored = factories.make_study(uploaded_by=radiologist)  # a report, no samples: no support
+    factories.make_report(unscored, "FINDINGS: Clear lungs.")
+    rf.finish_pipeline(unscored)
+    decide(unscored, radiologist, "edit", 0, "The lungs are clear.")
+
+    export = reviewed_studies(5)
+    assert export.records == [] and export.studies_reviewed == 3
+    reason = ("None of the 3 reviewed studies can be exported; left out: 1 without RadFlag "
+              "support (no samples); 2 with 10 samples instead of 5.")
+    assert export.why_empty() == reason
+    response = admin_client_.get("/site/calibration/reviewed.jsonl?n_samples=5", follow=True)
+    assert reason in response.content.decode()
+
+    full = admin_client_.get("/site/calibration/reviewed.jsonl")
+    assert full["X-Reports"] == "2" and full["X-Left-Out"] == "1"
+    numbers = [s["number"] for line in full.content.decode().splitlines()
+               for s in json.loads(line)["sentences"]]
+    assert numbers == [4, 4]  # sentence index 3, numbered from 1 as on the review page
+    assert reviewed_studies().summary() == (
+        "2 reviewed studies, 2 sentences, n = 10 samples; left out: 1 without RadFlag support "
+        "(no samples).")

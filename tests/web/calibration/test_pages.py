@@ -11,6 +11,7 @@ from radreview.calibration import services
 from radreview.calibration.models import Activation, Calibration
 from radreview.jobs import runner
 from radreview.jobs.models import Job
+from workers.radflag.calibration import calibrate, prepare, read_lines
 
 from .helpers import CANDIDATE, SAMPLES, make_calibration, pre_scored_lines
 
@@ -38,6 +39,9 @@ def upload(client, lines, *, alpha="0.2", target="0.25", per_category=False, nam
     ("get", "/site/calibration/"), ("post", "/site/calibration/run/"), ("get", "/site/calibration/runs/1/"),
     ("get", "/site/calibration/1/"), ("post", "/site/calibration/1/activate/"),
     ("post", "/site/calibration/defaults/"), ("get", "/site/calibration/reviewed.jsonl"),
+    ("post", "/site/calibration/combination/fit/"), ("get", "/site/calibration/combination/1/"),
+    ("post", "/site/calibration/combination/1/activate/"),
+    ("post", "/site/calibration/combination/raw/"),
 ])
 def test_radiologists_are_refused(radiologist_client, method, path):
     make_calibration()
@@ -79,9 +83,10 @@ def test_a_run_becomes_a_version_with_plot_and_table(admin_client_, site_admin, 
     assert admin_client_.get(f"/site/calibration/runs/{job.pk}/")["Location"] == f"/site/calibration/{calibration.pk}/"
 
     detail = admin_client_.get(f"/site/calibration/{calibration.pk}/").content.decode()
-    assert "<svg" in detail and detail.count("<polyline") == 4 and 'class="alpha-line"' in detail
+    assert "<svg" in detail and detail.count("<polyline") == 5 and 'class="alpha-line"' in detail
     assert f"λ1 = {calibration.lambda1}" in detail
-    table = re.search(r'<table class="worklist" id="lambda2-table">(.*?)</table>', detail, re.S).group(1)
+    table = re.search(r'<table class="worklist figures" id="lambda2-table">(.*?)</table>',
+                      detail, re.S).group(1)
     assert table.count("<tr") == 6  # header + λ2 = 1..5
     assert 'id="category-table"' in detail
     assert 'id="activate"' in detail and "<script" not in detail.split("<main")[1]  # no chart library
@@ -152,3 +157,57 @@ def test_a_run_that_fails_in_the_worker_shows_the_error(admin_client_, sent):
     assert job.state == Job.State.FAILED and "line 1" in job.error
     body = admin_client_.get(f"/site/calibration/runs/{job.pk}/").content.decode()
     assert 'id="run-error"' in body and "no findings or impression sentences" in body
+
+
+def _cells(html, row_selector):
+    row = re.search(rf"<tr {row_selector}[^>]*>(.*?)</tr>", html, re.S).group(1)
+    cells = re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", row, re.S)
+    return [" ".join(re.sub(r"<[^>]+>", "", cell).split()) for cell in cells]
+
+
+def test_the_page_shows_one_risk_figure_per_set_of_thresholds_each_labelled(admin_client_):
+    records = read_lines(pre_scored_lines(reports=40))
+    reports = prepare(records, categorise=True)
+    result = calibrate(reports, alpha=0.2, per_category=True, target_report_rate=0.3)
+    calibration = services.create_calibration(result, file_name="cal.jsonl", sha256="0" * 64)
+    sentences = [s for r in reports for s in r.sentences]
+    true = [s for s in sentences if s.factual]
+
+    def expected(threshold):
+        true_flagged = sum(1 for s in true if s.support < threshold(s))
+        return (f"{true_flagged / len(sentences):.4f}",
+                f"{(true_flagged + 1) / (len(sentences) + 1):.4f}",
+                f"{true_flagged / len(true):.4f}")
+
+    overall = expected(lambda s: result.lambda1)
+    in_force = expected(lambda s: result.lambda1_by_category.get(s.category, result.lambda1))
+    html = admin_client_.get(f"/site/calibration/{calibration.pk}/").content.decode()
+    assert ("the share of <em>all</em> calibration sentences that are true <em>and</em> flagged"
+            in html)
+    overall_row = _cells(html, 'data-set="overall"')
+    category_row = _cells(html, 'data-set="per_category"')
+    assert overall_row[0].startswith(
+        f"Overall: λ1 = {result.lambda1} for every sentence (the plot)")
+    assert "in force" not in overall_row[0] and category_row[0].endswith("in force")
+    assert tuple(overall_row[1:4]) == overall and tuple(category_row[1:4]) == in_force
+    # The plot is the overall λ: its risk point at λ1 is the overall row's risk.
+    risk_point = rf"Risk L̂\(λ\)[^<]* at λ = {result.lambda1}: ([0-9.]+)</title>"
+    point = re.search(risk_point, html).group(1)
+    assert f"{float(point):.4f}" == overall[0]
+    assert f"overall λ1 = {result.lambda1}" in html
+    # Within each category, at its own λ1.
+    lungs = _cells(html, 'data-category="Lungs"')
+    members = [s for s in sentences if s.category == "Lungs"]
+    lungs_lambda1 = result.lambda1_by_category["Lungs"]
+    flagged = sum(1 for s in members if s.factual and s.support < lungs_lambda1)
+    assert lungs[4] == f"{flagged / len(members):.4f}"
+    assert lungs[6] == f"{flagged / sum(1 for s in members if s.factual):.4f}"
+
+
+def test_a_calibration_stored_before_the_sets_gets_them_from_its_curve(admin_client_):
+    calibration = make_calibration(per_category=True)
+    stored = dict(calibration.result)
+    del stored["threshold_sets"]
+    Calibration.objects.filter(pk=calibration.pk).update(result=stored)
+    html = admin_client_.get(f"/site/calibration/{calibration.pk}/").content.decode()
+    assert 'data-set="overall"' in html and 'data-set="per_category"' in html

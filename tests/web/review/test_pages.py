@@ -37,7 +37,7 @@ def test_review_page_highlights_flags_with_icon_and_harm_word(radiologist_client
     nodule = sentence_html(html, rf.NODULE)
     assert "flag harm-high conf-high flag-open" in nodule
     assert '<span class="icon">‼</span> high' in nodule  # never colour alone
-    assert 'aria-label="Flagged sentence 4: High harm, 91% confidence"' in nodule
+    assert 'aria-label="Flagged sentence 4: High harm, 0.91 score"' in nodule
     assert "flag harm-low" in sentence_html(html, rf.UNCHANGED)
     assert "data-flag" not in sentence_html(html, rf.TUBE)  # combined row below the threshold
     assert html.count("data-flag") == len(rf.FLAGGED)

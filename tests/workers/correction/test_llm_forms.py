@@ -48,7 +48,8 @@ def by_stage(answers: dict[str, list[Reply]]):
 
 
 DETECT = {"has_error": True, "confidence": 0.8, "reason": "a lost negation"}
-LOCALIZE = {"sentence": 1, "reason": "the list reads as a denial"}
+# Sentences are numbered from 1 for the model, as on the review page: 2 is index 1.
+LOCALIZE = {"sentence": 2, "reason": "the list reads as a denial"}
 CORRECT = {"corrected_sentence": "No pleural effusion or pneumothorax.",
            "explanation": "The negation of the list was lost."}
 
@@ -64,9 +65,12 @@ def test_three_valid_answers_make_one_correction_with_provenance(server):
     assert detection.detector == "correction" and detection.confidence == 0.8
     assert detection.suggestion == "No pleural effusion or pneumothorax."
     assert detection.evidence["original"] == "Pleural effusion or pneumothorax."
-    assert detection.prompt_version == "correction_correct/v1"
+    assert detection.prompt_version == "correction_correct/v2"
     assert detection.model == "judge-test"
     assert len(server.requests) == 3
+    prompt = server.requests[0]["body"]["messages"][-1]["content"]
+    assert "[1] (findings) The heart is normal in size." in prompt
+    assert "sentence 2 is wrong" in server.requests[2]["body"]["messages"][-1]["content"]
 
 
 def test_no_error_stops_after_stage_one(server):
@@ -91,7 +95,7 @@ def test_a_malformed_answer_is_asked_again_once(server):
 def test_an_out_of_range_sentence_counts_as_invalid(server):
     server.script = by_stage({"Step 1 of 3": [reply(DETECT)],
                               "Step 2 of 3": [reply({"sentence": 9, "reason": "x"})]})
-    with pytest.raises(StructuredOutputError, match="correction_localize/v1"):
+    with pytest.raises(StructuredOutputError, match="correction_localize/v2"):
         correct(ReportContext(REPORT), llm=model(server))
 
 
@@ -100,11 +104,11 @@ def test_two_invalid_answers_fail_clearly(server):
     with pytest.raises(StructuredOutputError) as failure:
         correct(ReportContext(REPORT), llm=model(server))
     message = str(failure.value)
-    assert "correction_detect/v1" in message and "judge-test" in message
+    assert "correction_detect/v2" in message and "judge-test" in message
     assert len(server.requests) == 2
 
 
-JUDGED = {"problems": [{"sentence": 1, "rule": "impression_vs_findings", "related_sentence": 2,
+JUDGED = {"problems": [{"sentence": 2, "rule": "impression_vs_findings", "related_sentence": 3,
                         "confidence": 0.7, "explanation": "The findings affirm what the "
                                                           "impression denies."}]}
 
@@ -115,15 +119,15 @@ def test_the_judge_prompt_form(server):
     assert detection.detector == "judge" and detection.sentence_index == 1
     assert detection.evidence == {"rule": "llm", "llm_rule": "impression_vs_findings",
                                   "related_sentence": 2, "detail": "impression vs findings"}
-    assert detection.prompt_version == "judge/v1" and detection.model == "judge-test"
+    assert detection.prompt_version == "judge/v2" and detection.model == "judge-test"
 
 
 def test_the_judge_asks_again_then_fails_clearly(server):
-    bad = {"problems": [{"sentence": 1, "rule": "vibes", "related_sentence": None,
+    bad = {"problems": [{"sentence": 2, "rule": "vibes", "related_sentence": None,
                          "confidence": 0.5, "explanation": "x"}]}
     server.script = [reply(bad), reply(JUDGED)]
     assert len(judge(ReportContext(REPORT), llm=model(server))) == 1
     server.requests.clear()
     server.script = [reply(bad)]
-    with pytest.raises(StructuredOutputError, match="judge/v1"):
+    with pytest.raises(StructuredOutputError, match="judge/v2"):
         judge(ReportContext(REPORT), llm=model(server))

@@ -2,17 +2,19 @@
 
 The site's reviewed studies as a pre-scored calibration file (rules in
 radreview/calibration/export.py and docs/radflag.md), to recalibrate on real decisions:
-``python manage.py calibrate --input REVIEWED.jsonl --alpha 0.1``.
+``python manage.py calibrate --input REVIEWED.jsonl --alpha 0.1``. When no study can be
+exported it writes nothing and says why (exit status 1).
 """
 from __future__ import annotations
 
 from pathlib import Path
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from radreview.audit.services import record_event
 
 from ...export import reviewed_studies
+from ...services import export_detail
 from .calibrate import _write_atomically
 
 
@@ -26,13 +28,8 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         export = reviewed_studies(options["n_samples"])
+        record_event("calibration_exported", detail={**export_detail(export), "by": "command"})
+        if not export.records:
+            raise CommandError(f"nothing written: {export.why_empty()}")
         _write_atomically(Path(options["output"]), export.jsonl().decode("utf-8"))
-        record_event("calibration_exported", detail={
-            "reports": len(export.records), "sentences": export.sentences,
-            "n_samples": export.n_samples, "left_out_other_n": export.left_out_other_n,
-            "by": "command",
-        })
-        left_out = (f"; {export.left_out_other_n} with another number of samples left out"
-                    if export.left_out_other_n else "")
-        self.stdout.write(f"{len(export.records)} reviewed studies, {export.sentences} sentences, "
-                          f"n = {export.n_samples}{left_out} → {options['output']}")
+        self.stdout.write(f"{export.summary()} → {options['output']}")
