@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import pytest
-from rest_framework.authtoken.models import Token
+from knox.models import AuthToken
 from rest_framework.test import APIClient
 
 from radreview.accounts.models import User
@@ -44,7 +44,7 @@ def admin_client_(client, site_admin):
 @pytest.fixture
 def api_client(radiologist) -> APIClient:
     api = APIClient()
-    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=radiologist).key}")
+    api.credentials(HTTP_AUTHORIZATION=f"Token {AuthToken.objects.create(radiologist)[1]}")
     return api
 
 
