@@ -22,6 +22,7 @@ from .throttling import client_address
 
 LAST_ACTIVITY = "radreview_last_activity"
 POLL_HEADER = "X-RadReview-Poll"
+RESOLUTION_SECONDS = 10
 
 
 def is_poll(request) -> bool:
@@ -39,7 +40,8 @@ class IdleLogoutMiddleware:
             last = request.session.get(LAST_ACTIVITY)
             if isinstance(last, (int, float)) and now - last > settings.SESSION_IDLE_SECONDS:
                 return self._sign_out(request, user)
-            if last is None or not is_poll(request):
+            # Written at most every few seconds: one session write per click, not per request.
+            if last is None or (not is_poll(request) and now - last > RESOLUTION_SECONDS):
                 request.session[LAST_ACTIVITY] = now
         return self.get_response(request)
 

@@ -7,6 +7,8 @@ first itself); django-axes sends ``user_locked_out`` when an account locks.
 """
 from __future__ import annotations
 
+import time
+
 from axes.signals import user_locked_out
 from django.contrib.auth.signals import user_logged_in, user_logged_out, user_login_failed
 from django.db.models.signals import post_save, pre_save
@@ -14,7 +16,7 @@ from django.dispatch import receiver
 
 from radreview.audit.services import record_event
 
-from . import throttling, tokens
+from . import idle, throttling, tokens
 from .models import User
 
 
@@ -34,6 +36,13 @@ def audit_login(sender, request, user, **kwargs):
     record_event("login", actor=user, detail={
         "via": door(request), "address": throttling.client_address(request),
     })
+
+
+@receiver(user_logged_in)
+def start_idle_clock(sender, request, user, **kwargs):
+    session = getattr(request, "session", None)
+    if session is not None:
+        session[idle.LAST_ACTIVITY] = time.time()
 
 
 @receiver(user_logged_out)

@@ -13,6 +13,7 @@ from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from radreview.audit.services import record_event
 from radreview.studies.models import Study
 from radreview.studies.selectors import study_with_everything
 
@@ -176,7 +177,9 @@ class ReviewBase(APIView):
 class ReviewView(ReviewBase):
     @extend_schema(responses=ReviewSerializer, summary="The review of a study: sentences, flags, version")
     def get(self, request, pk: int):
-        return Response(ReviewSerializer(_state(pk)).data)
+        state = _state(pk)
+        record_event("study_viewed", actor=request.user, study=state.study, detail={"via": "api"})
+        return Response(ReviewSerializer(state).data)
 
 
 class SentencesView(ReviewBase):

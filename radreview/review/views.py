@@ -13,6 +13,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from radreview.audit.services import record_event
 from radreview.studies.models import Study
 from radreview.studies.selectors import study_with_everything
 
@@ -136,6 +137,8 @@ def _signoff(pk: int, version: int) -> SignOff:
 def signed_version(request, pk: int, version: int):
     signoff = _signoff(pk, version)
     later = SignOff.objects.filter(study_id=pk, version__gt=version).exists()
+    record_event("study_viewed", actor=request.user, study=signoff.study,
+                 detail={"via": "page", "signed_version": version})
     return render(request, "review/signed.html", {
         "study": signoff.study, "signoff": signoff, "superseded": later, "export_formats": BUILDERS,
     })

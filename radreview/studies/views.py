@@ -1,9 +1,11 @@
 from django.contrib import messages
+from django.core.exceptions import RequestDataTooBig
 from django.core.paginator import Paginator
 from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from radreview.audit.services import record_event
 from radreview.jobs import services as jobs
 from radreview.jobs.models import Job
 from radreview.review.views import review_context
@@ -13,7 +15,7 @@ from .forms import UploadForm
 from .models import Image, Study
 from .services.upload import UploadRejected, UploadRequest, create_studies
 from .storage import media_path
-from .upload_limits import OVERSIZE_ATTRIBUTE
+from .upload_limits import OVERSIZE_ATTRIBUTE, fields_too_large_message
 
 WORKLIST_PAGE_SIZE = 25
 
@@ -33,7 +35,13 @@ def worklist(request):
 def upload(request):
     if request.method != "POST":
         return render(request, "studies/upload.html", {"form": UploadForm()})
-    form = UploadForm(request.POST, request.FILES)
+    try:
+        form = UploadForm(request.POST, request.FILES)
+    except RequestDataTooBig:
+        form = UploadForm(data={})
+        form.is_valid()
+        form.add_error(None, fields_too_large_message())
+        return render(request, "studies/upload.html", {"form": form}, status=400)
     refused = getattr(request, OVERSIZE_ATTRIBUTE, None)
     if refused:
         form.add_error(None, refused)
@@ -65,6 +73,7 @@ def detail(request, pk: int):
         study = selectors.study_with_everything(pk)
     except Study.DoesNotExist:
         raise Http404("No such study") from None
+    record_event("study_viewed", actor=request.user, study=study, detail={"via": "page"})
     report = study.audited_report
     context = {
         "study": study,
