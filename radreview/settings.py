@@ -156,6 +156,7 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",  # static files answer here, before the rest
     "radreview.security.middleware.NoStoreMiddleware",
     "csp.middleware.CSPMiddleware",
+    "radreview.security.middleware.RefuseNulMiddleware",
     "radreview.security.middleware.BoundedIdsMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -480,5 +481,6 @@ LOGGING = {
         "PyRuSH": {"level": "WARNING"},
         "faiss.loader": {"level": "WARNING"},  # lists every CPU variant it tries
         "django.request": {"level": "ERROR"},
+        "axes": {"level": "WARNING"},  # every sign-in is in the audit trail already
     },
 }

@@ -4,7 +4,7 @@ Kept apart from other middleware (e.g. database-outage handling) so each concern
 """
 from __future__ import annotations
 
-from django.http import Http404
+from django.http import Http404, HttpResponseBadRequest
 
 # Database integer columns are 64-bit signed; a larger id in a URL can match nothing.
 LARGEST_ID = 2**63 - 1
@@ -23,6 +23,20 @@ class NoStoreMiddleware:
         response["Cache-Control"] = "no-store"
         response["Pragma"] = "no-cache"
         return response
+
+
+class RefuseNulMiddleware:
+    """400 for a NUL character in the path or the query string: never legitimate, and
+    PostgreSQL refuses it in any text it is asked to compare (a 500 otherwise)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if "\x00" in request.path or "%00" in request.META.get("QUERY_STRING", ""):
+            return HttpResponseBadRequest("The address contains a NUL character.",
+                                          content_type="text/plain; charset=utf-8")
+        return self.get_response(request)
 
 
 class BoundedIdsMiddleware:
