@@ -80,7 +80,8 @@ def test_a_password_change_revokes_the_tokens(user):
     user.set_password("another-long-passphrase")
     user.save()
     assert not works(token)
-    assert AuditEvent.objects.get(action="api_tokens_revoked").detail["reason"] == "password changed"
+    event = AuditEvent.objects.get(action="api_tokens_revoked")
+    assert event.detail["reason"] == "password changed"
 
 
 def test_deactivation_revokes_the_tokens(user):
