@@ -57,3 +57,21 @@ def celery_worker(transactional_db):
     worker.start()
     yield worker
     worker.stop()
+
+
+@pytest.fixture(scope="session")
+def oidc_provider():
+    """A real OpenID Connect provider (django-oauth-toolkit) in its own process."""
+    from .support.oidc import start_provider
+
+    provider = start_provider()
+    yield provider
+    provider.stop()
+
+
+@pytest.fixture
+def sso(settings, oidc_provider):
+    """RadReview's single sign-on pointed at the test provider."""
+    for name, value in oidc_provider.settings().items():
+        setattr(settings, name, value)
+    return oidc_provider

@@ -41,7 +41,8 @@ class IdleLogoutMiddleware:
             if isinstance(last, (int, float)) and now - last > settings.SESSION_IDLE_SECONDS:
                 return self._sign_out(request, user)
             # Written at most every few seconds: one session write per click, not per request.
-            if last is None or (not is_poll(request) and now - last > RESOLUTION_SECONDS):
+            resolution = min(RESOLUTION_SECONDS, settings.SESSION_IDLE_SECONDS / 10)
+            if last is None or (not is_poll(request) and now - last > resolution):
                 request.session[LAST_ACTIVITY] = now
         return self.get_response(request)
 

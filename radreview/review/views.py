@@ -155,5 +155,4 @@ def export(request, pk: int, version: int, fmt: str):
         return HttpResponse(exc.message, status=409, content_type="text/plain; charset=utf-8")
     response = HttpResponse(content, content_type=media_type)
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    response["Cache-Control"] = "no-store"
     return response

@@ -112,6 +112,4 @@ def image_file(request, pk: int, image_pk: int, variant: str):
     path = media_path(relative)
     if not path.exists():
         raise Http404("Image file missing")
-    response = FileResponse(path.open("rb"), content_type="image/png")
-    response["Cache-Control"] = "private, max-age=3600"
-    return response
+    return FileResponse(path.open("rb"), content_type="image/png")
