@@ -14,7 +14,8 @@ ROOT = Path(__file__).resolve().parents[2]
 CLIENT_ID, CLIENT_SECRET = "radreview", "a-client-secret-for-tests-only"
 PASSWORD = "provider-pass-123"
 # username -> the roles the hospital directory gives them
-USERS = {"alice": ["radiologist"], "bob": ["admin"], "carol": ["nurse"], "dave": ["radiologist", "admin"]}
+USERS = {"alice": ["radiologist"], "bob": ["admin"], "carol": ["nurse"],
+         "dave": ["radiologist", "admin"]}
 # The test client's host, and loopback (any port, RFC 8252) for the browser's live server.
 REDIRECT_URIS = ["http://testserver/accounts/sso/callback/",
                  "http://127.0.0.1/accounts/sso/callback/"]
