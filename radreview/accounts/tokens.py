@@ -46,7 +46,8 @@ TOKEN_ISSUED = inline_serializer("TokenIssued", {
     "token": serializers.CharField(help_text='Send as "Authorization: Token <token>"'),
     "expiry": serializers.DateTimeField(),
 })
-REFUSED = inline_serializer("SignInRefused", {"detail": serializers.CharField()})
+# {"detail": "..."}, or for a malformed body {"field": ["..."]}.
+REFUSED = inline_serializer("SignInRefused", {"detail": serializers.CharField(required=False)})
 
 
 class ObtainTokenView(APIView):

@@ -145,8 +145,10 @@ CONFLICT = OpenApiResponse(
     inline_serializer("Conflict", {"detail": serializers.CharField(), "current_version": serializers.IntegerField()}),
     description="The review changed since the given version; nothing was saved.",
 )
-REFUSED = OpenApiResponse(inline_serializer("Refused", {"detail": serializers.CharField()}),
-                          description="The action cannot be done (see detail).")
+# A refusal says why: {"detail": "..."}, or for a malformed body {"field": ["..."]}.
+REFUSED = OpenApiResponse(
+    inline_serializer("Refused", {"detail": serializers.CharField(required=False)}),
+    description="The action cannot be done (see detail, or each field's messages).")
 
 
 # --- views -----------------------------------------------------------------------------------
