@@ -14,7 +14,6 @@ from pathlib import Path
 
 from django.conf import settings
 from django.db import transaction
-from django.utils.text import get_valid_filename
 
 from radreview.audit.services import record_event
 from radreview.jobs import services as jobs
@@ -73,6 +72,15 @@ class _CheckedImage:
     view: str
     rows: int | None
     columns: int | None
+
+
+STORED_EXTENSIONS = {"dicom": ".dcm", "png": ".png", "jpeg": ".jpg"}
+
+
+def shown_name(client_name) -> str:
+    """The file name the client gave, for display only: its last path part, printable."""
+    name = str(client_name or "").replace("\\", "/").rsplit("/", 1)[-1]
+    return "".join(ch for ch in name if ch.isprintable()).strip()[:255] or "unnamed"
 
 
 def _mb(num_bytes: int) -> str:
@@ -363,13 +371,15 @@ def _create_study(user, images: list[_CheckedImage], report_text: str, has_prior
     for position, checked in enumerate(images):
         image = Image(
             study=study, position=position, kind=checked.kind,
-            original_name=Path(checked.upload.name).name[:255], size_bytes=checked.upload.size,
+            original_name=shown_name(checked.upload.name), size_bytes=checked.upload.size,
             sha256=checked.sha256, view=checked.view, rows=checked.rows, columns=checked.columns,
             metadata=checked.metadata,
             sop_instance_uid=checked.metadata.get("sop_instance_uid") or "",
             series_instance_uid=checked.metadata.get("series_instance_uid") or "",
         )
-        image.original.save(get_valid_filename(image.original_name) or f"image-{position}", checked.upload, save=False)
+        # The stored name is ours (position and content hash); the client's name is only shown.
+        stored_name = f"{position:03d}-{checked.sha256[:16]}{STORED_EXTENSIONS[checked.kind]}"
+        image.original.save(stored_name, checked.upload, save=False)
         written.append(Path(image.original.path))
         image.save()
     if report_text:
