@@ -93,8 +93,8 @@ def test_stored_names_never_come_from_the_client(api_client, name):
     assert response.status_code == 201, response.content[:300]
     image = Image.objects.get()
     stored = Path(image.original.path).resolve()
-    originals = (Path(settings.MEDIA_ROOT) / "studies" / str(image.study_id) / "originals").resolve()
-    assert stored.parent == originals
+    study_folder = Path(settings.MEDIA_ROOT) / "studies" / str(image.study_id)
+    assert stored.parent == (study_folder / "originals").resolve()
     assert stored.name == f"000-{image.sha256[:16]}.png"
     assert "/" not in image.original_name and "\\" not in image.original_name
     assert image.original_name.isprintable() and len(image.original_name) <= 255
