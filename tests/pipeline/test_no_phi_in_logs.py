@@ -12,7 +12,8 @@ from tests.support.worker import WorkerProcess, wait_for
 
 pytestmark = [pytest.mark.pipeline]
 
-PATIENT = {"patient_name": "Quixote^Alonso", "patient_id": "MRN-4417-2290", "accession": "ACC-99317"}
+PATIENT = {"patient_name": "Quixote^Alonso", "patient_id": "MRN-4417-2290",
+           "accession": "ACC-99317"}
 SECRETS = ("Quixote", "Alonso", "MRN-4417-2290", "ACC-99317")
 REPORT = "FINDINGS: Small left pleural effusion. Heart size is normal.\nIMPRESSION: Effusion."
 
@@ -25,8 +26,8 @@ def debug_worker(transactional_db):
     worker.stop()
 
 
-def test_a_full_pipeline_run_logs_no_patient_identifier(debug_worker, api_client, radiologist_client,
-                                                       caplog):
+def test_a_full_pipeline_run_logs_no_patient_identifier(debug_worker, api_client,
+                                                       radiologist_client, caplog):
     caplog.set_level(logging.DEBUG)
     files = [SimpleUploadedFile("chest.dcm", dicom.make_dicom(study_uid="1.2.3.77", **PATIENT))]
     response = api_client.post("/api/studies/", {"files": files, "report_text": REPORT},
