@@ -269,6 +269,9 @@ SESSION_IDLE_WARNING_SECONDS = env_int("RADREVIEW_IDLE_WARNING_SECONDS", 120)
 # Second factor (TOTP, django-otp) for local admin accounts: optional unless required here.
 ADMIN_TOTP_REQUIRED = env_bool("RADREVIEW_ADMIN_TOTP_REQUIRED", False)
 OTP_TOTP_ISSUER = "RadReview"
+# Nobody but its owner sees an authenticator's secret: the admin lists devices (and deletes a
+# lost one) but shows no key or QR code.
+OTP_ADMIN_HIDE_SENSITIVE_DATA = True
 
 # Single sign-on with OpenID Connect (mozilla-django-oidc); off unless the client is configured.
 # The provider's endpoints come from the environment; a claim (a list or a string) carries
