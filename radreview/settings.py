@@ -247,6 +247,9 @@ LOGIN_MAX_FAILURES = env_int("RADREVIEW_LOGIN_MAX_FAILURES", 5)
 LOGIN_LOCK_MINUTES = env_int("RADREVIEW_LOGIN_LOCK_MINUTES", 15)
 LOGIN_ADDRESS_MAX_FAILURES = env_int("RADREVIEW_LOGIN_ADDRESS_MAX_FAILURES", 30)
 LOGIN_ADDRESS_WINDOW = env_int("RADREVIEW_LOGIN_ADDRESS_WINDOW", 60)
+# How many reverse proxies stand in front of the web server (each adds the address it saw to
+# X-Forwarded-For); 0 reads the client's address from the connection itself.
+TRUSTED_PROXIES = env_int("RADREVIEW_TRUSTED_PROXIES", 0)
 AXES_FAILURE_LIMIT = "radreview.accounts.throttling.account_failure_limit"
 AXES_COOLOFF_TIME = "radreview.accounts.throttling.account_lock_time"
 AXES_LOCKOUT_PARAMETERS = ["username"]

@@ -31,6 +31,14 @@ ADDRESS_MESSAGE = ("Too many failed sign-ins from this address. Wait {seconds} s
 
 
 def client_address(request) -> str:
+    """The client's address: REMOTE_ADDR, or behind TRUSTED_PROXIES reverse proxies the entry
+    they added to X-Forwarded-For (entries further left are the client's word, not evidence)."""
+    proxies = settings.TRUSTED_PROXIES
+    if proxies:
+        forwarded = [part.strip() for part in
+                     request.META.get("HTTP_X_FORWARDED_FOR", "").split(",") if part.strip()]
+        if len(forwarded) >= proxies:
+            return forwarded[-proxies][:64]
     return request.META.get("REMOTE_ADDR", "") or "unknown"
 
 

@@ -139,6 +139,14 @@ def test_an_admin_unlocks_an_account_and_the_unlock_is_audited(admin_client_, si
     assert login(client, user.username, factories.PASSWORD).status_code == 302
 
 
+def test_behind_a_trusted_proxy_the_address_it_saw_is_used(client, settings):
+    settings.TRUSTED_PROXIES = 1
+    user = factories.make_user()
+    client.post("/accounts/login/", {"username": user.username, "password": "wrong"},
+                REMOTE_ADDR="10.0.0.1", HTTP_X_FORWARDED_FOR="6.6.6.6, 192.0.2.7")
+    assert events("login_failed")[0].detail["address"] == "192.0.2.7"
+
+
 def test_hostile_usernames_are_refused_cleanly(client):
     for username in ("\x00admin", "x" * 4000, "ad\u202emin", ""):
         assert login(client, username, "whatever").status_code in (200, 429)
