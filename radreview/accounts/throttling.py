@@ -38,7 +38,7 @@ def client_address(request) -> str:
         forwarded = [part.strip() for part in
                      request.META.get("HTTP_X_FORWARDED_FOR", "").split(",") if part.strip()]
         if len(forwarded) >= proxies:
-            return forwarded[-proxies][:64]
+            return "".join(ch for ch in forwarded[-proxies] if ch.isprintable())[:64] or "unknown"
     return request.META.get("REMOTE_ADDR", "") or "unknown"
 
 
