@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import ipaddress
 
 from django.conf import settings
 from django.core.cache import cache
@@ -30,16 +31,32 @@ ADDRESS_MESSAGE = ("Too many failed sign-ins from this address. Wait {seconds} s
                    "again.")
 
 
+UNKNOWN_ADDRESS = "unknown"
+
+
+def _ip(value: str) -> str | None:
+    try:
+        return str(ipaddress.ip_address(value.strip()))
+    except ValueError:
+        return None
+
+
 def client_address(request) -> str:
     """The client's address: REMOTE_ADDR, or behind TRUSTED_PROXIES reverse proxies the entry
-    they added to X-Forwarded-For (entries further left are the client's word, not evidence)."""
+    they added to X-Forwarded-For (entries further left are the client's word, not evidence).
+    Always an IP address, or "unknown"."""
     proxies = settings.TRUSTED_PROXIES
     if proxies:
-        forwarded = [part.strip() for part in
-                     request.META.get("HTTP_X_FORWARDED_FOR", "").split(",") if part.strip()]
-        if len(forwarded) >= proxies:
-            return "".join(ch for ch in forwarded[-proxies] if ch.isprintable())[:64] or "unknown"
-    return request.META.get("REMOTE_ADDR", "") or "unknown"
+        forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")
+        if len(forwarded) >= proxies and _ip(forwarded[-proxies]):
+            return _ip(forwarded[-proxies])
+    return _ip(request.META.get("REMOTE_ADDR", "")) or UNKNOWN_ADDRESS
+
+
+def axes_client_ip(request) -> str | None:
+    """The address axes records (an IP address column): None when it is not known."""
+    address = client_address(request)
+    return None if address == UNKNOWN_ADDRESS else address
 
 
 # --- per account (django-axes settings call these) -------------------------------------------
