@@ -21,6 +21,7 @@ from radreview.audit.services import record_event
 from .throttling import client_address
 
 LAST_ACTIVITY = "radreview_last_activity"
+IDLE_LOGOUT = "radreview_idle_logout"  # marks the request whose session ended for idleness
 POLL_HEADER = "X-RadReview-Poll"
 RESOLUTION_SECONDS = 10
 
@@ -51,6 +52,7 @@ class IdleLogoutMiddleware:
         record_event("logout_idle", actor=user, detail={
             "address": client_address(request), "idle_minutes": minutes,
         })
+        setattr(request, IDLE_LOGOUT, True)
         logout(request)
         messages.info(request, f"You were signed out after {minutes} minutes without activity.")
         if getattr(request, "htmx", False):

@@ -47,8 +47,13 @@ def start_idle_clock(sender, request, user, **kwargs):
 
 @receiver(user_logged_out)
 def audit_logout(sender, request, user, **kwargs):
-    if user is not None:
-        record_event("logout", actor=user, detail={"address": throttling.client_address(request)})
+    """Signing out (the page's button or the admin's) ends all access: the user's API tokens
+    are revoked too. An idle logoff only ends the forgotten session."""
+    if user is None:
+        return
+    record_event("logout", actor=user, detail={"address": throttling.client_address(request)})
+    if not getattr(request, idle.IDLE_LOGOUT, False):
+        tokens.revoke_all(user, reason="logout", actor=user)
 
 
 @receiver(user_login_failed)

@@ -1,3 +1,4 @@
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_not_required
 from django.urls import path
 
@@ -7,7 +8,7 @@ app_name = "accounts"
 
 urlpatterns = [
     path("login/", views.LoginView.as_view(), name="login"),
-    path("logout/", views.LogoutView.as_view(), name="logout"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("keepalive/", views.keepalive, name="keepalive"),
     path("two-factor/", views.two_factor_page, name="two_factor"),
     path("two-factor/qr.svg", views.two_factor_qr, name="two_factor_qr"),

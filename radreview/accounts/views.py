@@ -17,7 +17,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 from django_otp import login as otp_login
 
-from . import throttling, tokens, two_factor
+from . import throttling, two_factor
 from .login_page import login_context
 
 
@@ -39,15 +39,6 @@ class LoginView(auth_views.LoginView):
         page = login_context(self.request, form=context["form"])
         page["next"] = context.get("next") or page["next"]
         return {**context, **page}
-
-
-class LogoutView(auth_views.LogoutView):
-    """Ends the session and revokes the user's API tokens: signing out ends all access."""
-
-    def post(self, request, *args, **kwargs):
-        if request.user.is_authenticated:
-            tokens.revoke_all(request.user, reason="logout", actor=request.user)
-        return super().post(request, *args, **kwargs)
 
 
 @login_not_required

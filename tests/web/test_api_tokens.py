@@ -75,6 +75,20 @@ def test_web_logout_revokes_every_token_of_the_user(user):
                                      detail__reason="logout").exists()
 
 
+def test_the_admin_sites_logout_revokes_them_too_but_an_idle_logoff_does_not(site_admin):
+    token = issue(site_admin)
+    client = Client()
+    client.force_login(site_admin)
+    session = client.session
+    session["radreview_last_activity"] = 0  # idle for decades
+    session.save()
+    assert client.get("/").status_code == 302  # signed out for idleness
+    assert works(token)
+    client.force_login(site_admin)
+    client.post("/admin/logout/")
+    assert not works(token)
+
+
 def test_a_password_change_revokes_the_tokens(user):
     token = issue(user)
     user.set_password("another-long-passphrase")
