@@ -58,7 +58,8 @@ def check_api_code(request, user, code: str) -> str:
     device = device_of(user)
     if device is None:
         if settings.ADMIN_TOTP_REQUIRED:
-            return "Set up an authenticator on the web (Account → Two-factor) before using the API."
+            return ("Set up an authenticator on the web (Authenticator, in the top bar) before "
+                    "using the API.")
         return ""
     if not code:
         return "This admin account has an authenticator: send its current code as otp_token."
