@@ -8,6 +8,7 @@ relaxes the HTTPS settings explicitly with ``RADREVIEW_LOCAL_HTTP=1``.
 """
 from __future__ import annotations
 
+import datetime as dt
 import os
 import secrets
 from pathlib import Path
@@ -98,8 +99,31 @@ SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 SESSION_COOKIE_HTTPONLY = True
+# A session lasts at most this long; idle sessions end sooner (SESSION_IDLE_SECONDS below).
 SESSION_COOKIE_AGE = 12 * 60 * 60
 X_FRAME_OPTIONS = "DENY"
+
+# The whole Content-Security-Policy, in one value (django-csp). Scripts come only from our own
+# static files: no inline script, no inline event handler, no eval. 'wasm-unsafe-eval' and blob:
+# workers are what a locally served image viewer (Cornerstone's WebAssembly decoders) needs; style
+# attributes stay allowed (they cannot run code), <style> elements do not.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'", "'wasm-unsafe-eval'"],
+        "worker-src": ["'self'", "blob:"],
+        "style-src": ["'self'"],
+        "style-src-elem": ["'self'"],
+        "style-src-attr": ["'unsafe-inline'"],
+        "img-src": ["'self'", "data:", "blob:"],
+        "connect-src": ["'self'"],
+        "font-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'none'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+}
 
 # --- Applications --------------------------------------------------------------------------
 
@@ -111,9 +135,14 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
+    "knox",
     "drf_spectacular",
     "django_htmx",
+    "axes",
+    "django_otp",
+    "django_otp.plugins.otp_totp",
+    "mozilla_django_oidc",
+    "csp",
     "radreview.accounts",
     "radreview.audit",
     "radreview.studies",
@@ -129,15 +158,23 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",  # static files answer here, before the rest
+    "radreview.security.middleware.NoStoreMiddleware",
+    "csp.middleware.CSPMiddleware",
+    "radreview.security.middleware.RefuseNulMiddleware",
+    "radreview.security.middleware.BoundedIdsMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "radreview.accounts.middleware.LoginRequiredEverywhere",
+    "django_otp.middleware.OTPMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
-    "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "radreview.accounts.idle.IdleLogoutMiddleware",
+    "radreview.accounts.middleware.LoginRequiredEverywhere",
+    "radreview.accounts.two_factor.SecondFactorMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "radreview.urls"
@@ -153,6 +190,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "radreview.accounts.idle.idle_settings",
             ],
         },
     },
@@ -178,7 +216,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# A cache every process shares (login throttling counts failures across web workers).
+# A cache every process shares (the per-address sign-in rate counts across web workers).
 CACHES = {
     "default": {
         "BACKEND": "django.core.cache.backends.db.DatabaseCache",
@@ -199,22 +237,98 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
-# Failed logins allowed per username and per client address within the window.
+# django-axes checks every password sign-in (web, admin, API token) before the model backend.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+    "radreview.accounts.oidc.RoleMappingOIDCBackend",
+]
+
+# Sign-in throttling (docs/security.md). An account is locked after LOGIN_MAX_FAILURES failed
+# passwords, from any address, for LOGIN_LOCK_MINUTES or until an admin unlocks it. An address
+# may fail LOGIN_ADDRESS_MAX_FAILURES times per LOGIN_ADDRESS_WINDOW seconds, across accounts,
+# then waits out the window: a rate limit that never locks the accounts behind a shared address.
 LOGIN_MAX_FAILURES = env_int("RADREVIEW_LOGIN_MAX_FAILURES", 5)
-LOGIN_FAILURE_WINDOW_SECONDS = env_int("RADREVIEW_LOGIN_FAILURE_WINDOW", 15 * 60)
+LOGIN_LOCK_MINUTES = env_int("RADREVIEW_LOGIN_LOCK_MINUTES", 15)
+LOGIN_ADDRESS_MAX_FAILURES = env_int("RADREVIEW_LOGIN_ADDRESS_MAX_FAILURES", 30)
+LOGIN_ADDRESS_WINDOW = env_int("RADREVIEW_LOGIN_ADDRESS_WINDOW", 60)
+# How many reverse proxies stand in front of the web server (each adds the address it saw to
+# X-Forwarded-For); 0 reads the client's address from the connection itself.
+TRUSTED_PROXIES = env_int("RADREVIEW_TRUSTED_PROXIES", 0)
+AXES_FAILURE_LIMIT = "radreview.accounts.throttling.account_failure_limit"
+AXES_COOLOFF_TIME = "radreview.accounts.throttling.account_lock_time"
+AXES_LOCKOUT_PARAMETERS = ["username"]
+AXES_RESET_ON_SUCCESS = True
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_CLIENT_IP_CALLABLE = "radreview.accounts.throttling.axes_client_ip"
+AXES_USERNAME_CALLABLE = "radreview.accounts.throttling.axes_username"
+AXES_LOCKOUT_CALLABLE = "radreview.accounts.throttling.lockout_response"
+AXES_VERBOSE = False
+AXES_DISABLE_ACCESS_LOG = True  # the audit trail records every sign-in
+AXES_ENABLE_ADMIN = False  # unlocking goes through the audited action on the users page
+# Axes warns that it does not lock addresses: on purpose, addresses are rate-limited instead.
+SILENCED_SYSTEM_CHECKS = ["axes.W006"]
+
+# Sessions end after this many seconds without a request made by the person (the pages' own
+# polling does not count); the page warns SESSION_IDLE_WARNING_SECONDS before.
+SESSION_IDLE_SECONDS = env_int("RADREVIEW_IDLE_MINUTES", 15) * 60
+SESSION_IDLE_WARNING_SECONDS = env_int("RADREVIEW_IDLE_WARNING_SECONDS", 120)
+
+# Second factor (TOTP, django-otp) for local admin accounts: optional unless required here.
+ADMIN_TOTP_REQUIRED = env_bool("RADREVIEW_ADMIN_TOTP_REQUIRED", False)
+OTP_TOTP_ISSUER = "RadReview"
+# Nobody but its owner sees an authenticator's secret: the admin lists devices (and deletes a
+# lost one) but shows no key or QR code.
+OTP_ADMIN_HIDE_SENSITIVE_DATA = True
+
+# Single sign-on with OpenID Connect (mozilla-django-oidc); off unless the client is configured.
+# The provider's endpoints come from the environment; a claim (a list or a string) carries
+# the user's roles and the values below map them to RadReview's (docs/security.md).
+OIDC_RP_CLIENT_ID = os.environ.get("RADREVIEW_OIDC_CLIENT_ID", "")
+OIDC_ENABLED = bool(OIDC_RP_CLIENT_ID)
+OIDC_RP_CLIENT_SECRET = os.environ.get("RADREVIEW_OIDC_CLIENT_SECRET", "")
+OIDC_OP_AUTHORIZATION_ENDPOINT = os.environ.get("RADREVIEW_OIDC_AUTHORIZATION_ENDPOINT", "")
+OIDC_OP_TOKEN_ENDPOINT = os.environ.get("RADREVIEW_OIDC_TOKEN_ENDPOINT", "")
+OIDC_OP_USER_ENDPOINT = os.environ.get("RADREVIEW_OIDC_USERINFO_ENDPOINT", "")
+OIDC_OP_JWKS_ENDPOINT = os.environ.get("RADREVIEW_OIDC_JWKS_ENDPOINT", "")
+OIDC_RP_SIGN_ALGO = os.environ.get("RADREVIEW_OIDC_SIGN_ALGO", "RS256")
+OIDC_RP_SCOPES = os.environ.get("RADREVIEW_OIDC_SCOPES", "openid email profile")
+OIDC_ROLES_CLAIM = os.environ.get("RADREVIEW_OIDC_ROLES_CLAIM", "roles")
+OIDC_RADIOLOGIST_VALUE = os.environ.get("RADREVIEW_OIDC_RADIOLOGIST_VALUE", "radiologist")
+OIDC_ADMIN_VALUE = os.environ.get("RADREVIEW_OIDC_ADMIN_VALUE", "admin")
+OIDC_PROVIDER_NAME = os.environ.get("RADREVIEW_OIDC_PROVIDER_NAME", "single sign-on")
+OIDC_TIMEOUT = 10
+OIDC_USE_PKCE = True
+OIDC_AUTHENTICATION_CALLBACK_URL = "accounts:sso_callback"
+LOGIN_REDIRECT_URL_FAILURE = "/accounts/login/?sso=refused"
+if OIDC_ENABLED:
+    missing = [name for name, value in (
+        ("RADREVIEW_OIDC_CLIENT_SECRET", OIDC_RP_CLIENT_SECRET),
+        ("RADREVIEW_OIDC_AUTHORIZATION_ENDPOINT", OIDC_OP_AUTHORIZATION_ENDPOINT),
+        ("RADREVIEW_OIDC_TOKEN_ENDPOINT", OIDC_OP_TOKEN_ENDPOINT),
+        ("RADREVIEW_OIDC_USERINFO_ENDPOINT", OIDC_OP_USER_ENDPOINT),
+        ("RADREVIEW_OIDC_JWKS_ENDPOINT", OIDC_OP_JWKS_ENDPOINT),
+    ) if not value]
+    if missing:
+        raise ImproperlyConfigured("RADREVIEW_OIDC_CLIENT_ID is set, so single sign-on also needs "
+                                   + ", ".join(missing))
 
 # --- API -----------------------------------------------------------------------------------
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "radreview.accounts.authentication.ExpiringTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PARSER_CLASSES": [
+        "radreview.security.json_limits.BoundedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
-    "DEFAULT_THROTTLE_RATES": {"login": "10/min"},
     "EXCEPTION_HANDLER": "radreview.api.exceptions.exception_handler",
 }
 SPECTACULAR_SETTINGS = {
@@ -224,6 +338,14 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
 }
+# API tokens (django-rest-knox): only a hash is stored; each token expires after this many
+# hours and is revoked on logout, password change and deactivation.
+API_TOKEN_HOURS = env_int("RADREVIEW_API_TOKEN_HOURS", 12)
+REST_KNOX = {"TOKEN_TTL": dt.timedelta(hours=API_TOKEN_HOURS), "AUTO_REFRESH": False}
+# JSON request bodies: refused (400, with the reason) above this size or nesting depth.
+MAX_JSON_BODY_BYTES = env_int("RADREVIEW_MAX_JSON_KB", 1024) * 1024
+MAX_JSON_DEPTH = 32
+
 
 # --- Uploads -------------------------------------------------------------------------------
 
@@ -417,5 +539,6 @@ LOGGING = {
         "PyRuSH": {"level": "WARNING"},
         "faiss.loader": {"level": "WARNING"},  # lists every CPU variant it tries
         "django.request": {"level": "ERROR"},
+        "axes": {"level": "WARNING"},  # every sign-in is in the audit trail already
     },
 }

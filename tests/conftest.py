@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import pytest
-from rest_framework.authtoken.models import Token
+from knox.models import AuthToken
 from rest_framework.test import APIClient
 
 from radreview.accounts.models import User
@@ -44,7 +44,7 @@ def admin_client_(client, site_admin):
 @pytest.fixture
 def api_client(radiologist) -> APIClient:
     api = APIClient()
-    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=radiologist).key}")
+    api.credentials(HTTP_AUTHORIZATION=f"Token {AuthToken.objects.create(radiologist)[1]}")
     return api
 
 
@@ -57,3 +57,21 @@ def celery_worker(transactional_db):
     worker.start()
     yield worker
     worker.stop()
+
+
+@pytest.fixture(scope="session")
+def oidc_provider():
+    """A real OpenID Connect provider (django-oauth-toolkit) in its own process."""
+    from .support.oidc import start_provider
+
+    provider = start_provider()
+    yield provider
+    provider.stop()
+
+
+@pytest.fixture
+def sso(settings, oidc_provider):
+    """RadReview's single sign-on pointed at the test provider."""
+    for name, value in oidc_provider.settings().items():
+        setattr(settings, name, value)
+    return oidc_provider

@@ -10,6 +10,9 @@ class User(AbstractUser):
         ADMIN = "admin", "Admin"
 
     role = models.CharField(max_length=20, choices=Role.choices, default=Role.RADIOLOGIST)
+    # The OpenID provider's subject for accounts made by single sign-on; empty for local ones.
+    oidc_subject = models.CharField(max_length=255, null=True, blank=True, unique=True,
+                                    editable=False)
 
     @property
     def is_radiologist(self) -> bool:
@@ -18,6 +21,11 @@ class User(AbstractUser):
     @property
     def is_site_admin(self) -> bool:
         return self.role == self.Role.ADMIN
+
+    @property
+    def is_local(self) -> bool:
+        """Signs in with a password here (not through the hospital's single sign-on)."""
+        return not self.oidc_subject
 
     # Admins manage users and the site in the Django admin. Models that must never change in
     # place (decisions, signed reports, audit events) refuse edits in their ModelAdmin for everyone.

@@ -1,47 +1,127 @@
-"""Login throttling: too many failed logins lock a username and a client address for a while.
+"""Sign-in throttling: accounts are locked by django-axes, addresses are only rate-limited.
 
-Counts live in the shared cache (the database cache by default) so every web process sees them.
-Keys are hashed: usernames never sit in the cache in clear text.
+* **Per account** (django-axes): LOGIN_MAX_FAILURES failed passwords for one username, from
+  any address, lock that account for LOGIN_LOCK_MINUTES or until an admin unlocks it. A locked
+  account gets no session and no API token, even with the right password.
+* **Per address** (here): an address may fail LOGIN_ADDRESS_MAX_FAILURES times within
+  LOGIN_ADDRESS_WINDOW seconds, across all accounts; past that it waits until the window
+  ends. Attempts on an account that is already locked test no password and are not counted, so
+  one mistyped (or hostile) username behind a ward's shared NAT address can never lock the
+  ward out. Axes is not used for this because it gives every lockout parameter the same limit
+  and the same 15-minute lock.
+
+Counts live in the shared cache (the database cache by default); keys are hashed.
 """
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
+import ipaddress
 
 from django.conf import settings
 from django.core.cache import cache
+from django.http import JsonResponse
+from django.shortcuts import render
+
+from .login_page import login_context
+
+LOCKED_MESSAGE = ("Too many failed sign-ins for this account: it is locked for {minutes} minutes. "
+                  "Ask an admin to unlock it if you need access sooner.")
+ADDRESS_MESSAGE = ("Too many failed sign-ins from this address. Wait {seconds} seconds and try "
+                   "again.")
 
 
-def _key(kind: str, value: str) -> str:
-    digest = hashlib.sha256(value.strip().lower().encode()).hexdigest()[:32]
-    return f"login-failures:{kind}:{digest}"
+UNKNOWN_ADDRESS = "unknown"
 
 
-def _keys(username: str, address: str) -> list[str]:
-    keys = [_key("addr", address or "unknown")]
-    if username:
-        keys.append(_key("user", username))
-    return keys
-
-
-def is_locked(username: str, address: str) -> bool:
-    limit = settings.LOGIN_MAX_FAILURES
-    return any((cache.get(key) or 0) >= limit for key in _keys(username, address))
-
-
-def record_failure(username: str, address: str) -> None:
-    window = settings.LOGIN_FAILURE_WINDOW_SECONDS
-    for key in _keys(username, address):
-        if cache.add(key, 1, window):
-            continue
-        try:
-            cache.incr(key)
-        except ValueError:  # expired between add and incr
-            cache.set(key, 1, window)
-
-
-def clear_failures(username: str, address: str) -> None:
-    cache.delete_many(_keys(username, address))
+def _ip(value: str) -> str | None:
+    try:
+        return str(ipaddress.ip_address(value.strip()))
+    except ValueError:
+        return None
 
 
 def client_address(request) -> str:
-    return request.META.get("REMOTE_ADDR", "")
+    """The client's address: REMOTE_ADDR, or behind TRUSTED_PROXIES reverse proxies the entry
+    they added to X-Forwarded-For (entries further left are the client's word, not evidence).
+    Always an IP address, or "unknown"."""
+    proxies = settings.TRUSTED_PROXIES
+    if proxies:
+        forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")
+        if len(forwarded) >= proxies and _ip(forwarded[-proxies]):
+            return _ip(forwarded[-proxies])
+    return _ip(request.META.get("REMOTE_ADDR", "")) or UNKNOWN_ADDRESS
+
+
+def axes_client_ip(request) -> str | None:
+    """The address axes records (an IP address column): None when it is not known."""
+    address = client_address(request)
+    return None if address == UNKNOWN_ADDRESS else address
+
+
+# --- per account (django-axes settings call these) -------------------------------------------
+
+
+def account_failure_limit(request, credentials) -> int:
+    return settings.LOGIN_MAX_FAILURES
+
+
+def account_lock_time(request=None) -> dt.timedelta:
+    return dt.timedelta(minutes=settings.LOGIN_LOCK_MINUTES)
+
+
+def clean_username(value) -> str:
+    """A submitted username as it may be stored and shown: printable, at most 150 characters."""
+    text = value if isinstance(value, str) else ""
+    return "".join(ch for ch in text if ch.isprintable())[:150]
+
+
+def axes_username(request, credentials) -> str:
+    """The username axes records: printable, at most 150 characters (its column's limit and
+    PostgreSQL's refusal of NUL characters would otherwise turn a hostile name into a 500)."""
+    value = (credentials or {}).get("username")
+    if value is None and request is not None:
+        value = request.POST.get("username")
+    return clean_username(value)
+
+
+def lockout_response(request, original_response=None, credentials=None):
+    """What a locked account's sign-in attempt gets: 429 with the reason, as JSON on the API."""
+    message = LOCKED_MESSAGE.format(minutes=settings.LOGIN_LOCK_MINUTES)
+    return refusal(request, message, retry_after=settings.LOGIN_LOCK_MINUTES * 60)
+
+
+def refusal(request, message: str, *, retry_after: int):
+    if request.path_info.startswith("/api/"):
+        response = JsonResponse({"detail": message}, status=429)
+    else:
+        response = render(request, "accounts/login.html", login_context(request, error=message),
+                          status=429)
+    response["Retry-After"] = str(retry_after)
+    return response
+
+
+# --- per address -----------------------------------------------------------------------------
+
+
+def _address_key(address: str) -> str:
+    return "signin-failures:addr:" + hashlib.sha256(address.encode()).hexdigest()[:32]
+
+
+def address_throttled(address: str) -> bool:
+    return (cache.get(_address_key(address)) or 0) >= settings.LOGIN_ADDRESS_MAX_FAILURES
+
+
+def record_address_failure(address: str) -> None:
+    key, window = _address_key(address), settings.LOGIN_ADDRESS_WINDOW
+    if cache.add(key, 1, window):
+        return
+    try:
+        cache.incr(key)
+    except ValueError:  # expired between add and incr
+        cache.set(key, 1, window)
+
+
+def address_refusal(request):
+    seconds = settings.LOGIN_ADDRESS_WINDOW
+    return refusal(request, ADDRESS_MESSAGE.format(seconds=seconds), retry_after=seconds)

@@ -4,8 +4,11 @@ from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from radreview.studies.upload_limits import fields_too_large_message
+
 
 def exception_handler(exc, context):
     if isinstance(exc, RequestDataTooBig):
-        return Response({"detail": "The request is too large."}, status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
+        return Response({"detail": fields_too_large_message()},
+                        status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
     return drf_exception_handler(exc, context)

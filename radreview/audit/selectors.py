@@ -18,11 +18,18 @@ def _date(value: str | None) -> dt.date | None:
         return None
 
 
-def _int(value: str | None) -> int | None:
+# Ids are 64-bit; a larger number matches nothing (and must not reach the database, where
+# SQLite raises OverflowError on it).
+LARGEST_ID = 2**63 - 1
+NO_ROW = -1
+
+
+def _id(value: str | None) -> int | None:
     try:
-        return int(value) if value else None
+        number = int(value) if value else None
     except ValueError:
         return None
+    return number if number is None or -LARGEST_ID <= number <= LARGEST_ID else NO_ROW
 
 
 @dataclass(frozen=True)
@@ -38,12 +45,25 @@ class AuditFilters:
     @classmethod
     def from_query(cls, query) -> AuditFilters:
         return cls(
-            action=query.get("action", "").strip()[:64],
-            user=_int(query.get("user")),
+            action="".join(ch for ch in query.get("action", "") if ch.isprintable()).strip()[:64],
+            user=_id(query.get("user")),
             date_from=_date(query.get("from")),
             date_to=_date(query.get("to")),
-            study=_int(query.get("study")),
+            study=_id(query.get("study")),
         )
+
+    @classmethod
+    def strictly_from_query(cls, query) -> AuditFilters:
+        """The filters, refusing (ValueError, with the reason) a value that does not parse:
+        an export states exactly what it holds, so it never quietly drops a filter."""
+        for name in ("user", "study"):
+            value = query.get(name)
+            if value and (_id(value) in (None, NO_ROW)):
+                raise ValueError(f"{name} must be the id of a {name} (a whole number)")
+        for name in ("from", "to"):
+            if query.get(name) and _date(query.get(name)) is None:
+                raise ValueError(f"{name} must be a date written YYYY-MM-DD")
+        return cls.from_query(query)
 
     @property
     def active(self) -> bool:

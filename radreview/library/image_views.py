@@ -31,9 +31,7 @@ IMPORT_ROLES = ("image_encoder", "extractor", "llm", "text_embedder")
 
 
 def _png(path) -> FileResponse:
-    response = FileResponse(open(path, "rb"), content_type="image/png")
-    response["Cache-Control"] = "private, max-age=3600"
-    return response
+    return FileResponse(open(path, "rb"), content_type="image/png")
 
 
 def reference_thumbnail(request, pk: int):

@@ -1,9 +1,10 @@
+from django.http import Http404
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_POST
 
 from radreview.accounts.permissions import require_site_admin
 from radreview.jobs.models import Job
-from workers.backends import describe
+from workers.backends import ROLES, describe
 
 from . import services
 
@@ -18,6 +19,8 @@ def status(request):
 @require_POST
 def test_role(request, role: str):
     require_site_admin(request.user)
+    if role not in ROLES:
+        raise Http404("No such model role")
     job = services.start_probe(role, actor=request.user)
     return render(request, "modelroles/_probe.html", {"probe": job, "role": role})
 

@@ -13,6 +13,7 @@ from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from radreview.audit.services import record_event
 from radreview.studies.models import Study
 from radreview.studies.selectors import study_with_everything
 
@@ -200,8 +201,10 @@ CONFLICT = OpenApiResponse(
     inline_serializer("Conflict", {"detail": serializers.CharField(), "current_version": serializers.IntegerField()}),
     description="The review changed since the given version; nothing was saved.",
 )
-REFUSED = OpenApiResponse(inline_serializer("Refused", {"detail": serializers.CharField()}),
-                          description="The action cannot be done (see detail).")
+# A refusal says why: {"detail": "..."}, or for a malformed body {"field": ["..."]}.
+REFUSED = OpenApiResponse(
+    inline_serializer("Refused", {"detail": serializers.CharField(required=False)}),
+    description="The action cannot be done (see detail, or each field's messages).")
 
 
 # --- views -----------------------------------------------------------------------------------
@@ -232,7 +235,9 @@ class ReviewBase(APIView):
 class ReviewView(ReviewBase):
     @extend_schema(responses=ReviewSerializer, summary="The review of a study: sentences, flags, version")
     def get(self, request, pk: int):
-        return Response(ReviewSerializer(_state(pk)).data)
+        state = _state(pk)
+        record_event("study_viewed", actor=request.user, study=state.study, detail={"via": "api"})
+        return Response(ReviewSerializer(state).data)
 
 
 class SentencesView(ReviewBase):

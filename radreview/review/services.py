@@ -21,6 +21,7 @@ from radreview.accounts.permissions import require_radiologist
 from radreview.audit.services import record_event
 from radreview.dicomnet import delivery
 from radreview.studies.models import Report, Sentence, Study
+from radreview.studies.report_text import clean_report_text, is_readable
 from workers import types
 
 from . import derivation, selectors
@@ -142,8 +143,8 @@ def decide(study: Study, user, *, action: str, sentence_index, version, detectio
         elif action == Decision.Action.REJECT:
             after = sentence.text
         else:
-            after = " ".join((text or "").split())
-            if not after:
+            after = " ".join(clean_report_text(text if isinstance(text, str) else "").split())
+            if not is_readable(after):
                 raise ReviewError("Type the corrected sentence (to remove a flagged sentence, accept its flag).")
             if len(after) > MAX_SENTENCE_CHARS:
                 raise ReviewError(f"A sentence may have at most {MAX_SENTENCE_CHARS} characters.")
@@ -238,7 +239,10 @@ def sign(study: Study, user, *, version, password: str = "", attested: bool = Fa
     name, role = signer_identity(user)
     with transaction.atomic():
         new_version = _claim_version(study, seen)
-        study, _report = _load_for_review(study)
+        study, report = _load_for_review(study)
+        if not report.sentences.exists():
+            raise ReviewError("The report has no sentences: there is nothing to sign. Upload the "
+                              "report again with its text.")
         state = selectors.review_state(study_with_everything(study.pk))
         if state.open_flags:
             count = len(state.open_flags)

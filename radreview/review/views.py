@@ -13,6 +13,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from radreview.audit.services import record_event
 from radreview.dicomnet import selectors as delivery_selectors
 from radreview.studies.models import Study
 from radreview.studies.selectors import study_with_everything
@@ -142,6 +143,8 @@ def _signoff(pk: int, version: int) -> SignOff:
 def signed_version(request, pk: int, version: int):
     signoff = _signoff(pk, version)
     later = SignOff.objects.filter(study_id=pk, version__gt=version).exists()
+    record_event("study_viewed", actor=request.user, study=signoff.study,
+                 detail={"via": "page", "signed_version": version})
     return render(request, "review/signed.html", {
         "study": signoff.study, "signoff": signoff, "superseded": later, "export_formats": BUILDERS,
     })
@@ -158,5 +161,4 @@ def export(request, pk: int, version: int, fmt: str):
         return HttpResponse(exc.message, status=409, content_type="text/plain; charset=utf-8")
     response = HttpResponse(content, content_type=media_type)
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    response["Cache-Control"] = "no-store"
     return response

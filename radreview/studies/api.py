@@ -6,6 +6,7 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.routers import DefaultRouter
 
+from radreview.audit.services import record_event
 from radreview.jobs.models import Job
 
 from . import selectors
@@ -93,6 +94,11 @@ class StudyViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retrie
         if self.action == "create":
             return UploadSerializer
         return StudyDetailSerializer if self.action == "retrieve" else StudySummarySerializer
+
+    def retrieve(self, request, *args, **kwargs):
+        study = self.get_object()
+        record_event("study_viewed", actor=request.user, study=study, detail={"via": "api"})
+        return Response(self.get_serializer(study).data)
 
     def create(self, request, *args, **kwargs):
         upload = UploadSerializer(data=request.data)  # parsing the body runs the size limits

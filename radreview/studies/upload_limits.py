@@ -17,6 +17,12 @@ def _mb(num_bytes: int) -> str:
     return f"{num_bytes / (1024 * 1024):.0f} MB"
 
 
+def fields_too_large_message() -> str:
+    """Why a request whose form fields (a pasted report) pass Django's limit is refused."""
+    return (f"The pasted text is larger than {_mb(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)}; a report "
+            f"may have at most {settings.MAX_REPORT_CHARS:,} characters.")
+
+
 class UploadLimitHandler(FileUploadHandler):
     def __init__(self, request=None):
         super().__init__(request)

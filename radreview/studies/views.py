@@ -1,6 +1,7 @@
 import json
 
 from django.contrib import messages
+from django.core.exceptions import RequestDataTooBig
 from django.core.paginator import Paginator
 from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404, redirect, render
@@ -8,6 +9,7 @@ from django.urls import reverse
 from django.views.csrf import csrf_failure as django_csrf_failure
 from django.views.decorators.http import require_POST
 
+from radreview.audit.services import record_event
 from radreview.dicomnet import selectors as dicom_selectors
 from radreview.jobs import services as jobs
 from radreview.jobs.models import Job
@@ -21,7 +23,7 @@ from .forms import UploadForm
 from .models import Image, Study
 from .services.upload import UploadRejected, UploadRequest, create_studies
 from .storage import media_path
-from .upload_limits import OVERSIZE_ATTRIBUTE
+from .upload_limits import OVERSIZE_ATTRIBUTE, fields_too_large_message
 
 WORKLIST_PAGE_SIZE = 25
 HARMS = list(Harm)
@@ -58,7 +60,13 @@ def _upload_page(request, form, status: int = 200, refused: str = ""):
 def upload(request):
     if request.method != "POST":
         return _upload_page(request, UploadForm())
-    form = UploadForm(request.POST, request.FILES)  # parsing runs the size limits
+    try:
+        form = UploadForm(request.POST, request.FILES)  # parsing runs the size limits
+    except RequestDataTooBig:
+        form = UploadForm(data={})
+        form.is_valid()
+        form.add_error(None, fields_too_large_message())
+        return _upload_page(request, form, status=400)
     refused = getattr(request, OVERSIZE_ATTRIBUTE, None)
     if refused:
         return _upload_page(request, UploadForm(), status=413, refused=refused)
@@ -100,6 +108,7 @@ def detail(request, pk: int):
         study = selectors.study_with_everything(pk)
     except Study.DoesNotExist:
         raise Http404("No such study") from None
+    record_event("study_viewed", actor=request.user, study=study, detail={"via": "page"})
     report = study.audited_report
     viewer_images = dicom_selectors.viewer_images(study)
     context = {
@@ -142,6 +151,4 @@ def image_file(request, pk: int, image_pk: int, variant: str):
     path = media_path(relative)
     if not path.exists():
         raise Http404("Image file missing")
-    response = FileResponse(path.open("rb"), content_type="image/png")
-    response["Cache-Control"] = "private, max-age=3600"
-    return response
+    return FileResponse(path.open("rb"), content_type="image/png")

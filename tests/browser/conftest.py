@@ -15,6 +15,9 @@ CHROMIUM_ARGS = [
 # Playwright's sync API runs an event loop in the test thread; the test itself still talks to
 # the database synchronously, which Django would otherwise refuse inside a running loop.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+# The live server on the loopback address, not "localhost": the test OpenID provider accepts a
+# loopback redirect on any port (RFC 8252), as real providers do for native clients.
+os.environ.setdefault("DJANGO_LIVE_TEST_SERVER_ADDRESS", "127.0.0.1")
 
 
 @pytest.fixture(scope="session")

@@ -31,20 +31,23 @@ class WorkerProcess:
     """``celery worker`` as a child process, in its own process group so a kill takes it all.
     ``environment`` adds variables (settings the worker needs, as a deployment would set)."""
 
-    def __init__(self, name: str = "test", **environment: str):
+    def __init__(self, name: str = "test", log_level: str = "INFO", **environment: str):
         self.name = name
+        self.log_level = log_level
         self.environment = environment
         self.process: subprocess.Popen | None = None
         self.log_path = Path(settings.DATA_DIR) / f"worker-{name}-{time.monotonic_ns()}.log"
 
     def start(self, timeout: float = 60.0) -> None:
         env = dict(os.environ, DATABASE_URL=test_database_url(), PYTHONUNBUFFERED="1",
+                   RADREVIEW_LOG_LEVEL=self.log_level,
                    RADREVIEW_MEDIA_ROOT=str(settings.MEDIA_ROOT),
                    RADREVIEW_INDEX_DIR=str(settings.INDEX_DIR), **self.environment)
         self._log = self.log_path.open("wb")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "celery", "-A", "radreview", "worker", "--pool", "solo",
-             "-Q", "cpu,gpu", "-n", f"{self.name}-{time.monotonic_ns()}@%h", "--loglevel", "INFO",
+             "-Q", "cpu,gpu", "-n", f"{self.name}-{time.monotonic_ns()}@%h",
+             "--loglevel", self.log_level,
              "--without-gossip", "--without-mingle", "--without-heartbeat"],
             cwd=ROOT, env=env, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True,
         )

@@ -8,7 +8,6 @@ created, in one transaction; files written before a failure are removed again.
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 from dataclasses import dataclass, field
 from datetime import date
@@ -16,13 +15,14 @@ from pathlib import Path
 
 from django.conf import settings
 from django.db import transaction
-from django.utils.text import get_valid_filename
 
 from radreview.audit.services import record_event
 from radreview.jobs import services as jobs
+from radreview.security import json_limits
 from workers import imaging, pipeline
 
 from ..models import Image, Report, Study
+from ..report_text import clean_report_text, is_readable
 
 logger = logging.getLogger(__name__)
 
@@ -80,6 +80,15 @@ class _CheckedImage:
     view: str
     rows: int | None
     columns: int | None
+
+
+STORED_EXTENSIONS = {"dicom": ".dcm", "png": ".png", "jpeg": ".jpg"}
+
+
+def shown_name(client_name) -> str:
+    """The file name the client gave, for display only: its last path part, printable."""
+    name = str(client_name or "").replace("\\", "/").rsplit("/", 1)[-1]
+    return "".join(ch for ch in name if ch.isprintable()).strip()[:255] or "unnamed"
 
 
 def _mb(num_bytes: int) -> str:
@@ -174,13 +183,17 @@ def _check_image(upload, kind: str) -> _CheckedImage:
     return _CheckedImage(upload, kind, _sha256(upload), {}, Image.View.UNKNOWN, rows, columns)
 
 
-def _check_report(text: str) -> str:
-    text = text.replace("\r\n", "\n").replace("\r", "\n").strip()
+def _check_text(text: str, what: str) -> str:
+    """``text`` cleaned for storage (studies/report_text.py), or refused with the reason."""
     if len(text) > settings.MAX_REPORT_CHARS:
         raise UploadRejected(
-            f"The report has {len(text):,} characters; the limit is {settings.MAX_REPORT_CHARS:,}."
+            f"{what} has {len(text):,} characters; the limit is {settings.MAX_REPORT_CHARS:,}."
         )
-    return text
+    cleaned = clean_report_text(text)
+    if text.strip() and not is_readable(cleaned):
+        raise UploadRejected(f"{what} has no readable text (only control characters, spaces or "
+                             "punctuation).")
+    return cleaned
 
 
 def _sample_text(value, where: str) -> str:
@@ -200,7 +213,9 @@ def parse_samples(text: str, name: str = "Samples") -> list[str]:
         return []
     if stripped.startswith("["):
         try:
-            items = json.loads(stripped)
+            items = json_limits.loads(stripped)
+        except json_limits.JSONRefused as exc:
+            raise UploadRejected(f"{name}: {exc}.") from None
         except ValueError as exc:
             raise UploadRejected(f"{name}: not a valid JSON list ({exc.msg}, line {exc.lineno}).") from None
         if not isinstance(items, list):
@@ -211,7 +226,9 @@ def parse_samples(text: str, name: str = "Samples") -> list[str]:
         if not line.strip():
             continue
         try:
-            item = json.loads(line)
+            item = json_limits.loads(line)
+        except json_limits.JSONRefused as exc:
+            raise UploadRejected(f"{name}, line {number}: {exc}.") from None
         except ValueError as exc:
             raise UploadRejected(
                 f"{name}, line {number}: not valid JSON ({exc.msg}). Give the samples as a JSON "
@@ -258,7 +275,7 @@ def _check_temperature(value, what: str) -> float | None:
 
 def check_external(request: UploadRequest) -> ExternalReports | None:
     """The candidate and samples made elsewhere, checked; None when none were given."""
-    candidate = (request.candidate_text or "").replace("\r\n", "\n").replace("\r", "\n").strip()
+    candidate = _check_text(request.candidate_text or "", "The candidate report")
     samples = _collect_samples(request)
     if not candidate and samples is None:
         return None
@@ -273,17 +290,11 @@ def check_external(request: UploadRequest) -> ExternalReports | None:
         raise UploadRejected(f"Only {len(samples)} sample: RadFlag needs at least {minimum}.")
     if len(samples) > maximum:
         raise UploadRejected(f"{len(samples)} samples: at most {maximum} are accepted.")
-    if len(candidate) > settings.MAX_REPORT_CHARS:
-        raise UploadRejected(f"The candidate report has {len(candidate):,} characters; the limit is "
-                             f"{settings.MAX_REPORT_CHARS:,}.")
     checked = []
     for number, sample in enumerate(samples, start=1):
-        text = sample.replace("\r\n", "\n").replace("\r", "\n").strip()
+        text = _check_text(sample, f"Sample {number}")
         if not text:
             raise UploadRejected(f"Sample {number} is empty.")
-        if len(text) > settings.MAX_REPORT_CHARS:
-            raise UploadRejected(f"Sample {number} has {len(text):,} characters; the limit is "
-                                 f"{settings.MAX_REPORT_CHARS:,}.")
         checked.append(text)
     name = (request.generator_name or "").strip()
     if len(name) > 200:
@@ -315,7 +326,7 @@ def check_upload(request: UploadRequest
             raise UploadRejected(
                 f"{upload.name}: not a DICOM file, a PNG or JPEG image, or a .txt report."
             )
-    report_text = _check_report(report_text)
+    report_text = _check_text(report_text, "The report")
     external = check_external(request)
     if external is not None and report_text:
         raise UploadRejected("Give either a report to audit, or a candidate with its samples made "
@@ -402,13 +413,15 @@ def _create_study(user, images: list[_CheckedImage], report_text: str, request: 
     for position, checked in enumerate(images):
         image = Image(
             study=study, position=position, kind=checked.kind,
-            original_name=Path(checked.upload.name).name[:255], size_bytes=checked.upload.size,
+            original_name=shown_name(checked.upload.name), size_bytes=checked.upload.size,
             sha256=checked.sha256, view=checked.view, rows=checked.rows, columns=checked.columns,
             metadata=checked.metadata,
             sop_instance_uid=checked.metadata.get("sop_instance_uid") or "",
             series_instance_uid=checked.metadata.get("series_instance_uid") or "",
         )
-        image.original.save(get_valid_filename(image.original_name) or f"image-{position}", checked.upload, save=False)
+        # The stored name is ours (position and content hash); the client's name is only shown.
+        stored_name = f"{position:03d}-{checked.sha256[:16]}{STORED_EXTENSIONS[checked.kind]}"
+        image.original.save(stored_name, checked.upload, save=False)
         written.append(Path(image.original.path))
         image.save()
     if report_text:

@@ -9,7 +9,7 @@ import pydicom
 import pytest
 from dicomweb_client.api import DICOMwebClient
 from django.conf import settings
-from rest_framework.authtoken.models import Token
+from knox.models import AuthToken
 
 from radreview.dicomnet import pacs_import
 from radreview.jobs.models import Job
@@ -24,7 +24,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture
 def dicomweb(live_server, radiologist):
-    token = Token.objects.create(user=radiologist).key
+    token = AuthToken.objects.create(radiologist)[1]
     return DICOMwebClient(url=f"{live_server.url}/api/dicomweb",
                           headers={"Authorization": f"Token {token}"})
 

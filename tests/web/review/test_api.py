@@ -4,7 +4,7 @@ import io
 import pydicom
 import pytest
 from fhir.resources.R4B.diagnosticreport import DiagnosticReport
-from rest_framework.authtoken.models import Token
+from knox.models import AuthToken
 from rest_framework.test import APIClient
 
 from radreview.review.models import Decision, SignOff
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def admin_api(site_admin) -> APIClient:
     api = APIClient()
-    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=site_admin).key}")
+    api.credentials(HTTP_AUTHORIZATION=f"Token {AuthToken.objects.create(site_admin)[1]}")
     return api
 
 
@@ -147,7 +147,7 @@ def test_the_schema_lists_the_review_endpoints(api_client):
 def test_radiologists_decide_through_the_api_as_themselves():
     user = factories.make_user(username="dr-api")
     api = APIClient()
-    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    api.credentials(HTTP_AUTHORIZATION=f"Token {AuthToken.objects.create(user)[1]}")
     study = rf.make_review_study()
     api.post(f"{base(study)}/decisions/", {"action": "reject", "sentence": rf.EFFUSION, "version": 0}, format="json")
     assert Decision.objects.get().user == user

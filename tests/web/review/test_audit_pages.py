@@ -63,18 +63,18 @@ def test_radiologists_cannot_reach_the_site_trail_or_its_export(radiologist_clie
 
 def test_admins_filter_the_site_trail_by_study_and_dates(admin_client_, radiologist):
     study = reviewed_study(radiologist)
-    old = record_event("login", actor=radiologist)
+    old = record_event("calibration_activated", actor=radiologist)
     AuditEvent.objects.filter(pk=old.pk).update(created_at=timezone.now() - timezone.timedelta(days=10))
     html = admin_client_.get("/audit/").content.decode()
-    assert "login" in actions_on(html) and "review_decision" in actions_on(html)
+    assert "calibration_activated" in actions_on(html) and "review_decision" in actions_on(html)
     html = admin_client_.get("/audit/", {"study": study.pk, "action": "report_signed"}).content.decode()
     assert actions_on(html) == ["report_signed"]
     today = timezone.localdate()
     html = admin_client_.get("/audit/", {"from": today.isoformat()}).content.decode()
-    assert "login" not in actions_on(html)
+    assert "calibration_activated" not in actions_on(html)
     ten_days_ago = (today - timezone.timedelta(days=10)).isoformat()
     html = admin_client_.get("/audit/", {"from": ten_days_ago, "to": ten_days_ago}).content.decode()
-    assert actions_on(html) == ["login"]
+    assert actions_on(html) == ["calibration_activated"]
     assert admin_client_.get("/audit/", {"from": "not-a-date", "study": "x"}).status_code == 200
 
 

@@ -1,0 +1,61 @@
+"""JSON from clients, bounded: a body above MAX_JSON_BODY_BYTES or nested deeper than
+MAX_JSON_DEPTH is refused with the reason (400), never a RecursionError (500).
+
+Python's JSON decoder raises RecursionError near a depth of 1,000; that is caught here, and the
+depth of what did decode is measured without recursion, so the serializers never see a value
+deep enough to exhaust the stack either.
+"""
+from __future__ import annotations
+
+import codecs
+import json
+
+from django.conf import settings
+from rest_framework.exceptions import ParseError
+from rest_framework.parsers import JSONParser, get_encoding
+from rest_framework.utils.json import strict_constant
+
+
+class JSONRefused(ValueError):
+    """JSON we do not take; the message says why."""
+
+
+def depth_of(value) -> int:
+    """How deeply lists and objects nest in ``value`` (a scalar is 0), without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        if isinstance(item, list):
+            deepest = max(deepest, level)
+            stack.extend((child, level + 1) for child in item)
+    return deepest
+
+
+def loads(text: str | bytes, *, max_depth: int | None = None):
+    """``json.loads`` that refuses NaN/Infinity and nesting deeper than ``max_depth``."""
+    limit = max_depth or settings.MAX_JSON_DEPTH
+    try:
+        value = json.loads(text, parse_constant=strict_constant)
+    except RecursionError:
+        raise JSONRefused(f"the JSON is nested too deeply (the limit is {limit} levels)") from None
+    if depth_of(value) > limit:
+        raise JSONRefused(f"the JSON is nested too deeply (the limit is {limit} levels)")
+    return value
+
+
+class BoundedJSONParser(JSONParser):
+    def parse(self, stream, media_type=None, parser_context=None):
+        limit = settings.MAX_JSON_BODY_BYTES
+        raw = stream.read(limit + 1) if stream is not None else b""
+        if len(raw) > limit:
+            raise ParseError(f"The JSON body is larger than the limit of {limit // 1024} KB.")
+        encoding = get_encoding(parser_context or {})
+        try:
+            text = codecs.decode(raw, encoding)
+            return loads(text)
+        except JSONRefused as exc:
+            raise ParseError(f"JSON refused: {exc}.") from None
+        except ValueError as exc:  # includes UnicodeDecodeError and json.JSONDecodeError
+            raise ParseError(f"JSON parse error - {exc}") from None
