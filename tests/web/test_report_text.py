@@ -79,9 +79,13 @@ def test_a_report_without_sentences_cannot_be_signed(radiologist_client, api_cli
     study = factories.make_study()
     factories.make_report(study, "...", with_sentences=False)
     rf.finish_pipeline(study)
-    api = api_client.post(f"/api/studies/{study.pk}/signoffs/", {"version": 0}, format="json")
+    attestation = {"password": factories.PASSWORD, "attested": True}
+    api = api_client.post(f"/api/studies/{study.pk}/signoffs/", {"version": 0, **attestation},
+                          format="json")
     assert api.status_code == 400 and "no sentences" in api.json()["detail"]
-    page = radiologist_client.post(f"/studies/{study.pk}/review/sign/", {"version": 0},
+    page = radiologist_client.post(f"/studies/{study.pk}/review/sign/",
+                                   {"version": 0, "password": factories.PASSWORD,
+                                    "attest": "on"},
                                    HTTP_HX_REQUEST="true")
     assert page.status_code == 422 and "no sentences" in page.content.decode()
     assert not study.signoffs.exists()
