@@ -4,7 +4,6 @@ with the built-in retrieval generator), RadFlag support, V-RAG detections, an RA
 the retrieved neighbours on its page."""
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 from django.conf import settings
@@ -89,4 +88,4 @@ def test_a_dicom_study_without_a_report_is_drafted_and_audited_from_the_library(
         html = client.get(f"/studies/{study_id}/")
     page = html.content.decode()
     assert "Similar reference studies" in page and "thumbnail.png" in page
-    assert 'class="image viewer"' in page
+    assert 'id="dicom-viewer"' in page  # the diagnostic viewer shows the DICOM images

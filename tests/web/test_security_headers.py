@@ -7,6 +7,7 @@ from django.conf import settings
 
 from radreview.review import services
 from radreview.studies.models import Study
+from tests import factories
 from tests.web.review import factories as rf
 
 pytestmark = pytest.mark.django_db
@@ -19,7 +20,8 @@ def signed_study(radiologist):
     for index in rf.FLAGGED:
         services.decide(study, radiologist, action="reject", sentence_index=index,
                         version=Study.objects.get(pk=study.pk).review_version)
-    services.sign(study, radiologist, version=Study.objects.get(pk=study.pk).review_version)
+    services.sign(study, radiologist, version=Study.objects.get(pk=study.pk).review_version,
+                  password=factories.PASSWORD, attested=True)
     return study
 
 
