@@ -47,3 +47,31 @@ def test_the_study_page_shows_each_sentences_findings_on_demand(radiologist_clie
     assert "category Pleura" in page
     for word in ("pleural effusion", "present", "left", "small"):
         assert f"<td>{word}</td>" in page
+
+
+@pytest.mark.django_db
+def test_a_report_with_nothing_to_audit_says_so_on_the_study_page(
+        radiologist_client, django_capture_on_commit_callbacks, monkeypatch):
+    monkeypatch.setattr(services, "send", lambda job_id, queue: None)
+    study = factories.make_study(status="queued")
+    factories.make_report(study, "FINAL REPORT\nINDICATION: Evaluate for pneumonia.\n\n"
+                                 "COMPARISON: None.", with_sentences=False)
+    services.plan_jobs(study, StudyInputs(has_images=False, has_report=True))
+    with django_capture_on_commit_callbacks(execute=True):
+        services.start_next(study)
+    job = study.jobs.get(stage="parse_report")
+    runner.run_job(job.pk)
+
+    job.refresh_from_db()
+    assert job.state == "done" and job.result["image_sentences"] == 0
+    page = radiologist_client.get(f"/studies/{study.pk}/").content.decode()
+    assert 'class="job-note"' in page and "none was audited" in page
+
+    sound = factories.make_study(status="queued")
+    factories.make_report(sound, "FINDINGS: Lungs are clear.", with_sentences=False)
+    services.plan_jobs(sound, StudyInputs(has_images=False, has_report=True))
+    with django_capture_on_commit_callbacks(execute=True):
+        services.start_next(sound)
+    runner.run_job(sound.jobs.get(stage="parse_report").pk)
+    page = radiologist_client.get(f"/studies/{sound.pk}/").content.decode()
+    assert 'class="job-note"' not in page
