@@ -6,16 +6,19 @@ import pytest
 from workers.nlp import lexicon
 
 FOLDER = Path(lexicon.__file__).parent
+DOCS = Path(__file__).resolve().parents[3] / "docs" / "nlp.md"
 FILES = sorted(FOLDER.glob("*.txt"))
 OUT_OF_DOMAIN_LISTS = ("outside_chest", "clinical_only", "suggested_only")
 
 
-def test_every_list_says_what_it_holds_and_where_it_comes_from():
+def test_every_list_says_what_it_holds_and_where_it_comes_from_and_docs_name_it():
     assert {f.stem for f in FILES} == {*lexicon.RADIOLOGY_LISTS, *OUT_OF_DOMAIN_LISTS,
                                        "partly_shown_organs"}
+    docs = DOCS.read_text()
     for path in FILES:
         header = [line for line in path.read_text().splitlines() if line.startswith("#")]
         assert any(line.startswith("# Sources:") for line in header), path.name
+        assert path.name in docs, f"docs/nlp.md does not describe {path.name}"
         assert lexicon.terms(path.stem), path.name
 
 
