@@ -32,18 +32,41 @@ def test_label_reports_names_the_bad_line(tmp_path):
         call_command("label_reports", "--input", str(source), "--output", str(tmp_path / "out.jsonl"))
 
 
+def parsed_study(text, capture_on_commit):
+    """A study with report ``text`` whose parse stage has run (no worker: jobs run here)."""
+    study = factories.make_study(status="queued")
+    factories.make_report(study, text, with_sentences=False)
+    services.plan_jobs(study, StudyInputs(has_images=False, has_report=True))
+    with capture_on_commit(execute=True):
+        services.start_next(study)
+    runner.run_job(study.jobs.get(stage="parse_report").pk)
+    return study
+
+
 @pytest.mark.django_db
 def test_the_study_page_shows_each_sentences_findings_on_demand(radiologist_client, django_capture_on_commit_callbacks, monkeypatch):
     monkeypatch.setattr(services, "send", lambda job_id, queue: None)
-    study = factories.make_study(status="queued")
-    factories.make_report(study, "FINDINGS: Small left pleural effusion. Heart size is normal.", with_sentences=False)
-    services.plan_jobs(study, StudyInputs(has_images=False, has_report=True))
-    with django_capture_on_commit_callbacks(execute=True):
-        services.start_next(study)
-    runner.run_job(study.jobs.get(stage="parse_report").pk)
+    study = parsed_study("FINDINGS: Small left pleural effusion. Heart size is normal.",
+                         django_capture_on_commit_callbacks)
 
     page = radiologist_client.get(f"/studies/{study.pk}/").content.decode()
     assert "<details class=\"findings\">" in page
     assert "category Pleura" in page
     for word in ("pleural effusion", "present", "left", "small"):
         assert f"<td>{word}</td>" in page
+
+
+@pytest.mark.django_db
+def test_a_report_with_nothing_to_audit_says_so_on_the_study_page(
+        radiologist_client, django_capture_on_commit_callbacks, monkeypatch):
+    monkeypatch.setattr(services, "send", lambda job_id, queue: None)
+    study = parsed_study("FINAL REPORT\nINDICATION: Evaluate for pneumonia.\n\nCOMPARISON: None.",
+                         django_capture_on_commit_callbacks)
+    job = study.jobs.get(stage="parse_report")
+    assert job.state == "done" and job.result["image_sentences"] == 0
+    page = radiologist_client.get(f"/studies/{study.pk}/").content.decode()
+    assert 'class="job-note"' in page and "none was audited" in page
+
+    sound = parsed_study("FINDINGS: Lungs are clear.", django_capture_on_commit_callbacks)
+    page = radiologist_client.get(f"/studies/{sound.pk}/").content.decode()
+    assert 'class="job-note"' not in page

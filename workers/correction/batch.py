@@ -4,13 +4,17 @@ Input lines ``{"id", "report"}`` (a record without "report" has one composed fro
 and "impression"); output lines, in input order::
 
     {"id", "has_error": bool, "error_sentence": str | null, "corrected_report": str | null,
+     "image_sentences": int,
      "detections": [combined detection + "flagged" + "sources": [raw detections]]}
 
 ``has_error``: the system combination flags a sentence. ``error_sentence``: the flagged
 sentence with the highest combined confidence (the most harmful on a tie). ``corrected_report``:
 the report with that sentence replaced by its suggestion (the correction detector's when it
-proposes one for that sentence). The whole input is read and checked before anything is
-written, so a bad line stops the run with ``FILE:LINE: ...`` and leaves no output behind.
+proposes one for that sentence). ``image_sentences``: how many sentences describe the images;
+0 means none did (only an indication, a comparison, ...), so nothing was audited and
+``has_error: false`` says nothing about the images. The whole input is read and checked before
+anything is written, so a bad line stops the run with ``FILE:LINE: ...`` and leaves no output
+behind.
 """
 from __future__ import annotations
 
@@ -110,7 +114,8 @@ def output_line(record: dict, audit: TextAudit, config: CombinationConfig, embed
     by_detector = {o.detector: o.detections for o in outputs}
     primary = _primary(results)
     line = {"id": record["id"], "has_error": primary is not None, "error_sentence": None,
-            "corrected_report": None}
+            "corrected_report": None,
+            "image_sentences": len(audit.context.parsed.image_sentences)}
     if primary is not None:
         index = primary.detection.sentence_index
         sentence = audit.context.sentence(index)

@@ -20,6 +20,7 @@ from workers.library.stats import Tokens, tokenize, tokens_of
 from workers.library.text import Neighbour, TextLibrary
 from workers.nlp import ParsedReport, findings_by_sentence, out_of_domain_terms, parse_report
 from workers.nlp.findings import ABSENT, IMAGE_SECTIONS, Finding
+from workers.nlp.lexicon import is_radiology_word
 from workers.nlp.vocabulary import CONCEPT_RE
 
 DEFAULT_NEIGHBOURS = 5
@@ -196,7 +197,7 @@ class ReportContext:
         return self._cache[key]
 
     def _suspect_terms(self, index: int) -> list[SuspectTerm]:
-        sentence = self.sentence(index).text
+        sentence = self.parsed.whole_words(index)  # a word cut off mid-way claims nothing
         lower = sentence.lower()
         found: list[SuspectTerm] = []
         taken: list[tuple[int, int]] = []
@@ -235,6 +236,8 @@ class ReportContext:
                 continue
             if any(a <= token.start and token.end <= b for a, b in findings):
                 continue
+            if is_radiology_word(token.text):
+                continue  # radiology's own word ("detected", "lytic"), if new to the library
             if (self.document_frequency(token.text) or 0) <= RARE_REPORTS:
                 return token.start
         return None

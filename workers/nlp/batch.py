@@ -4,9 +4,11 @@ Input lines: ``{"id": ..., "report": "..."}``; other fields are ignored. A line 
 "report" but with "findings" / "impression" gets a report composed of them
 ("FINDINGS: ...\\nIMPRESSION: ..."). Output lines:
 ``{"id", "labels": {<14 CheXpert labels>: 1|0|-1|null}, "findings": [{"sentence", "observation",
-"status", "laterality", "severity", "location"}, ...]}`` - the format of
-../shared/bench/score_findings.py. Blank lines are skipped; a line that is not a JSON object
-stops the run with an error naming the file and line.
+"status", "laterality", "severity", "location"}, ...], "image_sentences": N}`` - the format of
+../shared/bench/score_findings.py (which ignores the extra key). ``image_sentences`` counts the
+sentences in sections that describe the images; 0 means nothing of the report could be read
+(only an indication, a comparison, ...), and then "No Finding" is null, never 1. Blank lines are
+skipped; a line that is not a JSON object stops the run with an error naming the file and line.
 """
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from typing import IO, Any
 
 from workers.nlp.findings import extract_findings
 from workers.nlp.labels import chexpert_labels
+from workers.nlp.sections import parse_report
 
 PROGRESS_EVERY = 500
 
@@ -40,13 +43,18 @@ def compose_report(record: dict[str, Any]) -> str:
 
 
 def label_record(record: dict[str, Any], *, devices_are_findings: bool = False) -> dict[str, Any]:
-    findings = extract_findings(compose_report(record))
+    parsed = parse_report(compose_report(record))
+    findings = extract_findings(parsed)
+    labels = chexpert_labels(findings, devices_are_findings=devices_are_findings)
+    if not parsed.reads_images:
+        labels["No Finding"] = None  # nothing was read: not a normal study, an unread one
     return {
         "id": record.get("id"),
-        "labels": chexpert_labels(findings, devices_are_findings=devices_are_findings),
+        "labels": labels,
         "findings": [{"sentence": f.sentence_index, "observation": f.observation,
                       "status": f.status, "laterality": f.laterality, "severity": f.severity,
                       "location": f.location} for f in findings if not f.implied],
+        "image_sentences": len(parsed.image_sentences),
     }
 
 

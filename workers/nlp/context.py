@@ -43,6 +43,11 @@ RADIOLOGY_RULES: tuple[tuple[str, str, str, int | None], ...] = (
         "not demonstrate", "does not demonstrate", "no residual", "negative",
         "does not appear to be", "do not appear to be", "does not appear to represent")),
     ("not", NEGATED, "FORWARD", 4),
+    # "healed fracture should not be mistaken for lung nodules"; "no pneumothorax, although the
+    # sensitivity to detect a pneumothorax is diminished": the finding is not stated
+    *((w, NEGATED, "FORWARD", 4) for w in (
+        "not be mistaken for", "not to be mistaken for", "sensitivity to detect",
+        "sensitivity for detecting", "sensitivity for detection of")),
     # "cleared left lower lobe airspace disease with persistent ...": only the next few words
     *((w, NEGATED, "FORWARD", 5) for w in ("cleared", "interval clearing of", "clearing of")),
     # negation, backward: the finding comes first

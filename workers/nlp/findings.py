@@ -26,6 +26,7 @@ from functools import lru_cache
 
 from workers.nlp import context as ctx
 from workers.nlp.harm import harm_of
+from workers.nlp.sections import IMAGE_SECTIONS as IMAGE_SECTIONS  # where callers look for it
 from workers.nlp.sections import ParsedReport, Sentence, as_parsed
 from workers.nlp.vocabulary import (
     ACUTE_OBS, BONE_OBS, BORDERLINE_NORMAL_RE, CONCEPT_BY_GROUP, CONCEPT_BY_NAME, CONCEPT_RE,
@@ -41,9 +42,6 @@ UNCERTAIN = "uncertain"
 STATUSES = (PRESENT, ABSENT, UNCERTAIN)
 
 PROBABLE_STATUS = PRESENT
-
-# Sections whose sentences describe the images (the others ask questions or list history).
-IMAGE_SECTIONS = frozenset({"findings", "impression", "other"})
 
 _STATUS_OF_CATEGORY = {
     ctx.NEGATED: ABSENT,

@@ -1,78 +1,45 @@
 """What a chest radiograph can show, so that out-of-domain claims stand out.
 
 A chest radiograph shows shadows of the chest: the lungs, pleura, heart and mediastinum, bones,
-soft tissues and devices. It cannot show a gastric ulcer, a migraine or cirrhosis. Two
-mechanisms decide:
+soft tissues and devices, and at its edges the esophagus, the stomach and the upper abdomen.
+It cannot show a gastric ulcer, a migraine or cirrhosis. The word lists are data
+(workers/nlp/lexicon/, each with its sources); this module is the mechanism:
 
-* known radiographic vocabulary: every observation of the engine's vocabulary (with all its
-  surface forms), chest anatomy and radiographic descriptors;
-* disease-like words outside it: words built like disease names (-itis, -osis, -oma, -emia,
-  -pathy, -algia, -iasis, -megaly, -plasia, ...), organs and sites outside the chest
-  ("gastric", "hepatic", "renal", "cerebral", ...) and conditions that are diagnosed clinically
-  (symptoms, metabolic and psychiatric disorders).
-
-A few thoracic diagnoses can be suggested by a radiograph but not shown by it (fungal and
-occupational lung diseases, lymphoma): they are "borderline".
+* known radiology wording is never out of domain: every observation of the engine's
+  vocabulary and every term of the curated lists (findings, devices, device positions,
+  anatomy, procedures, report words such as "detected" or "clearly");
+* an organ at the film's edge ("gastric", "esophageal", "colonic") is a place, not a
+  condition: it is out of domain only when it names the place of a condition ("gastric
+  cancer"), not of a device, a part or a film finding ("gastric tube", "gastric fundus",
+  "likely colonic" gas);
+* sites outside the chest ("renal", "knee"), conditions diagnosed clinically ("migraine",
+  "syndrome") and words built like disease names (-itis, -osis, -oma, -emia, ...) are out of
+  domain;
+* thoracic diagnoses a film can suggest but not show (fungal and occupational lung diseases,
+  lymphoma, embolism) and eponymous diseases are "borderline" - unless the report itself only
+  suggests them ("concerning for septic emboli", "could be either infection or infarction");
+* a term the report gives as the patient's history ("in this patient with rectal cancer",
+  "history of ...") is no claim about the film.
 """
 from __future__ import annotations
 
 import re
 from functools import lru_cache
 
-from workers.nlp.vocabulary import CONCEPT_BY_NAME, CONCEPT_RE, CONCEPT_BY_GROUP
+from workers.nlp import lexicon
+from workers.nlp.sentences import continues_sentence
+from workers.nlp.vocabulary import CONCEPT_RE
 
 RADIOGRAPHIC = "radiographic"
 BORDERLINE = "borderline"
 OUT_OF_DOMAIN = "out_of_domain"
 UNKNOWN = "unknown"
 
-# Chest anatomy and radiographic descriptors (words a radiograph report uses for what it sees).
-_ANATOMY = (
-    "lung", "lungs", "lobe", "lobes", "lobar", "segment", "segmental", "subsegmental", "lingula",
-    "lingular", "apex", "apices", "apical", "base", "bases", "basilar", "bibasilar", "hilum",
-    "hila", "hilar", "perihilar", "parahilar", "pleura", "pleural", "fissure", "fissures",
-    "costophrenic", "diaphragm", "hemidiaphragm", "hemidiaphragms", "heart", "cardiac",
-    "cardiomediastinal", "mediastinum", "mediastinal", "aorta", "aortic", "trachea", "tracheal",
-    "carina", "bronchus", "bronchi", "bronchial", "airway", "airways", "vasculature", "vascular",
-    "vascularity", "pulmonary", "parenchyma", "parenchymal", "interstitium", "interstitial",
-    "alveolar", "airspace", "rib", "ribs", "spine", "spinal", "vertebra", "vertebrae",
-    "vertebral", "clavicle", "clavicles", "scapula", "sternum", "sternal", "shoulder", "humerus",
-    "humeral", "thoracic", "thorax", "chest", "osseous", "bony", "bone", "bones", "soft",
-    "tissue", "tissues", "svc", "atrium", "ventricle", "pericardial", "retrocardiac",
-    "subpleural", "paratracheal", "azygos", "esophagus", "stomach", "upper", "lower", "middle",
-    "left", "right", "bilateral", "silhouette", "contour", "contours", "size", "volume",
-    "volumes", "inspiration", "markings", "lucency", "lucent", "shadow", "shadows", "opacity",
-    "density", "line", "lines", "tube", "tip", "view", "views", "frontal", "lateral", "pa", "ap",
-    "film", "radiograph", "exam", "examination", "study", "acute", "chronic", "cardiopulmonary",
-    "abnormality", "disease", "process", "finding", "findings",
-)
-ANATOMY_RE = re.compile(r"\b(?:" + "|".join(sorted(_ANATOMY, key=len, reverse=True)) + r")\b")
+_PARTLY_SHOWN = ("partly_shown_organs",)
+_OUTSIDE = ("outside_chest",)
 
-# Diagnoses a radiograph can suggest but not prove.
-_BORDERLINE = frozenset({
-    "aspergillosis", "aspergilloma", "histoplasmosis", "coccidioidomycosis", "blastomycosis",
-    "cryptococcosis", "nocardiosis", "actinomycosis", "mucormycosis", "silicosis", "asbestosis",
-    "anthracosis", "berylliosis", "pneumoconiosis", "siderosis", "lymphoma", "lymphomas",
-    "hamartoma", "hamartomas", "hematoma", "hematomas", "haematoma", "mesothelioma", "thymoma",
-    "teratoma", "neurofibroma", "lipoma",
-    "schwannoma", "lymphangioleiomyomatosis", "amyloidosis", "pleuritis", "pericarditis",
-    "mediastinitis", "vasculitis", "alveolitis", "bronchiolitis", "myocarditis",
-    "cardiomyopathy", "endocarditis", "osteomyelitis", "tracheitis", "empyema", "septic",
-    "sepsis", "embolism", "embolus", "emboli", "infarct", "infarction", "asthma", "pleurisy",
-    "cystic fibrosis", "hepatomegaly", "splenomegaly", "achalasia", "myeloma", "hypertrophy",
-    "organomegaly", "cholelithiasis", "tendinitis", "tendonitis", "esophageal", "esophagus",
-    "bursitis", "stricture",
-})
-
-# Radiographic signs and bone descriptors shaped like disease names ("oligemia",
-# "hyperostosis") that a film does show.
-_RADIOGRAPHIC_WORDS = frozenset({
-    "sclerosis", "sclerotic", "hyperostosis", "osteodystrophy", "osteochondroma",
-    "osteochondromas", "oligemia", "enostosis", "exostosis", "exostoses", "osteonecrosis",
-    "atelectasis", "bronchiectasis", "lymphangitic", "calcinosis", "ankylosis", "pectus",
-})
-# "X's disease" / "X's syndrome": an eponym tells nothing about the chest on its own.
-_EPONYM_RE = re.compile(r"\b[A-Z][a-z]+(?:'s|s') (?:disease|syndrome)\b")
+# "X's disease" / "Barrett's esophagus": an eponym tells nothing about the chest on its own.
+_EPONYM_RE = re.compile(r"\b([A-Z][a-z]+)(?:'s|s') (?:[a-z]+)\b")
 
 # Disease-like word shapes. "-oma" needs a consonant before it so "stoma", "coma" stay apart.
 _DISEASE_SHAPE_RE = re.compile(
@@ -80,85 +47,101 @@ _DISEASE_SHAPE_RE = re.compile(
     r"iasis|megaly|plasia|trophy|plegia|paresis|rrhea|rrhoea|ectasia|cele|uria|penia|malacia|"
     r"pnea|pnoea|rrhagia)\b")
 
-# Sites outside the chest: a claim about them is not a chest radiograph finding.
-# (The upper abdomen - bowel gas, stomach bubble, liver edge - and the skin folds that cross
-# the film do show on a chest radiograph, so they are not listed.)
-_NON_THORACIC_SITES = (
-    "gastric", "duodenal", "duodenum", "hepatic", "renal", "kidney", "kidneys", "bladder",
-    "ureteral", "urethral", "cerebral", "brain", "intracranial", "cranial", "cerebellar",
-    "colonic", "colorectal", "rectal", "rectum", "anal", "anus", "perianal", "ileal", "jejunal",
-    "intestinal", "appendiceal", "appendix", "celiac", "pancreatic", "pancreas", "ovarian",
-    "ovary", "uterine", "uterus", "endometrial", "cervical cancer", "vaginal", "prostatic",
-    "prostate", "testicular", "scrotal", "penile", "pharyngeal", "pharynx", "nasopharyngeal",
-    "tonsillar", "laryngeal", "larynx", "vocal cord", "vocal cords", "sinus", "sinuses",
-    "nasal", "oral", "dental", "tongue", "salivary", "parotid", "ocular", "retinal", "optic",
-    "otic", "ear", "eye", "eyes", "dermal", "cutaneous", "knee", "hip", "ankle", "wrist",
-    "elbow", "hand", "foot", "femoral", "tibial", "fibular", "pelvic", "pelvis", "gallbladder",
-    "biliary", "adrenal", "thyroid cancer", "esophageal varices",
-)
-# "hand" in "the right-hand side" names a side, not a hand
-_NON_THORACIC_RE = re.compile(r"\b(?:" + "|".join(sorted(_NON_THORACIC_SITES, key=len,
-                                                          reverse=True)) + r")\b(?![- ]sided?\b)")
-
-# Conditions diagnosed clinically or elsewhere (no shadow on a chest film).
-_CLINICAL_ONLY = frozenset({
-    "migraine", "headache", "ulcer", "ulcers", "diabetes", "hypertension", "stroke", "dementia",
-    "anxiety", "seizure", "seizures", "epilepsy", "fever", "cough", "pain",
-    "nausea", "vomiting", "vertigo", "gout", "glaucoma", "cataract", "cataracts", "obesity",
-    "insomnia", "fatigue", "malaise", "dizziness", "syncope", "hypothyroidism",
-    "hyperthyroidism", "hyperlipidemia", "cholesterol", "influenza", "flu", "covid",
-    "measles", "mumps", "hiv", "aids", "malaria", "allergy", "allergies", "rash", "eczema",
-    "psoriasis", "acne", "schizophrenia", "autism", "parkinson", "alzheimer", "tinnitus",
-    "hemorrhoids", "constipation", "diarrhea", "jaundice", "ascites",
-    "varices", "dysphagia", "hemophilia", "reflux", "heartburn", "snoring", "incontinence",
-    "infertility", "apnea", "apnoea", "syndrome", "syndromes", "disorder", "disorders",
-    "dysfunction",
-    "insufficiency", "intolerance", "addiction",
-})
+# A hedge or an attribution before a borderline term in its clause: the report only suggests
+# it, or names it as the cause of what the film shows ("widening due to hematoma").
+_SUGGESTED_BEFORE_RE = re.compile(
+    r"\b(?:may|might|could|possibl\w*|probabl\w*|likely|concern\w*|suspicious|suspect\w*|"
+    r"suggest\w*|worrisome|question\w*|differential|either|versus|vs|consider\w*|if|whether|"
+    r"rule out|exclude\w*|due to|secondary to|related to|caused by|attributed to|"
+    r"consistent with|compatible with|in keeping with|represent\w*|reflect\w*)\b")
+# The patient's history: what the clinician knows, not what the film shows.
+_HISTORY_BEFORE_RE = re.compile(
+    r"\b(?:history of|h/o|hx of|known|in this patient|patient with|status post|s/p)\b")
+_CLAUSE_BREAK_RE = re.compile(r"[;:]|[.?!](?:\s|$)")
+# The words after an organ word that say what it is the place of ("gastric ... tube").
+_NEXT_WORD_RE = re.compile(r"[ \t]+([a-z][a-z'-]*)")
+# (besides the words no sentence ends with: "the", "of", "is", ...)
+_PHRASE_STOPS = frozenset({"below", "above", "through", "along", "beyond", "near", "where",
+                           "when", "while", "who", "so", "because"})
+# Heads that name a disease at the organ ("bowel disease", "liver process").
+_SUMMARY_HEADS = frozenset({"disease", "diseases", "process", "processes", "abnormality",
+                            "abnormalities", "pathology"})
 
 
-# Words shaped like disease names that are not ("diagnosis").
-_NOT_DISEASES = frozenset({"diagnosis", "diagnoses", "prognosis", "osmosis", "hypothesis",
-                           "thesis", "emphasis"})
-
-
-def _vocabulary_spans(lower: str) -> list[tuple[int, int]]:
-    return [m.span() for m in CONCEPT_RE.finditer(lower)
-            if CONCEPT_BY_NAME.get(CONCEPT_BY_GROUP[m.lastgroup].name)]
+def _known_spans(lower: str) -> list[tuple[int, int]]:
+    return [m.span() for m in CONCEPT_RE.finditer(lower)] + lexicon.term_spans(lower)
 
 
 def _inside(span: tuple[int, int], spans: list[tuple[int, int]]) -> bool:
     return any(a <= span[0] and span[1] <= b for a, b in spans)
 
 
+def _clause_before(lower: str, start: int) -> str:
+    before = lower[:start]
+    breaks = list(_CLAUSE_BREAK_RE.finditer(before))
+    return before[breaks[-1].end():] if breaks else before
+
+
+def _names_condition(lower: str, end: int) -> bool:
+    """Whether the words right after an organ word (up to three, before punctuation or a
+    function word) name a condition rather than a device, a part, a procedure or a film
+    finding: "gastric cancer" yes; "gastric tube", "gastric remnant", "likely colonic." no."""
+    words = []
+    while len(words) < 3:
+        m = _NEXT_WORD_RE.match(lower, end)
+        if not m or m.group(1) in _PHRASE_STOPS or continues_sentence(m.group(1)):
+            break
+        end = m.end()
+        if m.group(1) != "xxxx":  # a de-identified word says nothing ("bowel XXXX pattern")
+            words.append(m.group(1))
+    if any(w in _SUMMARY_HEADS for w in words):
+        return True
+    if any(lexicon.in_lists(w, lexicon.SEEN_THING_LISTS) for w in words):
+        return False
+    return any(not lexicon.is_radiology_word(w) for w in words)
+
+
 @lru_cache(maxsize=8192)
 def _classify_terms(text: str) -> tuple[tuple[str, str], ...]:
-    """(term, status) for every disease-like or site term of ``text`` that the vocabulary
-    does not cover."""
+    """(term, status) for every disease-like or site term of ``text`` that the radiology
+    vocabulary does not cover and that the text states as a finding (not as history)."""
     lower = text.lower()
-    known = _vocabulary_spans(lower)
+    organs = [m.span() for m in lexicon.term_pattern(_PARTLY_SHOWN).finditer(lower)]
+    # an organ word on its own is a place (decided below); inside a longer term ("gastric
+    # pull-through", "esophageal temperature probe") it is that term
+    known = [span for span in _known_spans(lower) if span not in organs]
     found: list[tuple[str, str]] = []
     seen = set()
 
     def add(span, status):
         term = text[span[0]:span[1]]
-        if term.lower() not in seen and not _inside(span, known):
-            seen.add(term.lower())
-            found.append((term, status))
+        clause = _clause_before(lower, span[0])
+        if term.lower() in seen or _inside(span, known) or _HISTORY_BEFORE_RE.search(clause):
+            return
+        if status == BORDERLINE and _SUGGESTED_BEFORE_RE.search(clause):
+            return  # "concerning for septic emboli": suggested, as a film can
+        seen.add(term.lower())
+        found.append((term, status))
 
-    for m in _NON_THORACIC_RE.finditer(lower):
-        add(m.span(), OUT_OF_DOMAIN)
+    # "hand" in "the right-hand side" names a side, not a hand
+    for m in lexicon.term_pattern(_OUTSIDE).finditer(lower):
+        if not re.match(r"[- ]sided?\b", lower[m.end():]):
+            add(m.span(), OUT_OF_DOMAIN)
+    for start, end in organs:
+        if _names_condition(lower, end):
+            add((start, end), OUT_OF_DOMAIN)
     for m in _EPONYM_RE.finditer(text):
-        add(m.span(), BORDERLINE)
+        if not lexicon.is_radiology_word(m.group(1)):
+            add(m.span(), BORDERLINE)
     for m in re.finditer(r"\b[a-z][a-z-]+\b", lower):
         word = m.group()
-        if word in _RADIOGRAPHIC_WORDS:
+        if lexicon.is_radiology_word(word):
             continue
-        if word in _BORDERLINE:
+        if lexicon.in_lists(word, ("suggested_only",)):
             add(m.span(), BORDERLINE)
-        elif word in _CLINICAL_ONLY:
+        elif lexicon.in_lists(word, ("clinical_only",)):
             add(m.span(), OUT_OF_DOMAIN)
-        elif _DISEASE_SHAPE_RE.fullmatch(word) and word not in _NOT_DISEASES:
+        elif _DISEASE_SHAPE_RE.fullmatch(word):
             add(m.span(), OUT_OF_DOMAIN)
     return tuple(found)
 
@@ -172,14 +155,15 @@ def out_of_domain_terms(text: str, *, strict: bool = False) -> list[str]:
 
 def radiographic_status(text: str) -> str:
     """"out_of_domain" if any term is, else "borderline" if any term is, else "radiographic"
-    when the text names a vocabulary observation or chest anatomy, else "unknown"."""
+    when the text names a vocabulary observation or a term of the radiology lists, else
+    "unknown"."""
     statuses = {status for _, status in _classify_terms(text)}
     if OUT_OF_DOMAIN in statuses:
         return OUT_OF_DOMAIN
     if BORDERLINE in statuses:
         return BORDERLINE
     lower = text.lower()
-    if CONCEPT_RE.search(lower) or ANATOMY_RE.search(lower):
+    if CONCEPT_RE.search(lower) or lexicon.term_spans(lower):
         return RADIOGRAPHIC
     return UNKNOWN
 

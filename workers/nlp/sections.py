@@ -1,70 +1,90 @@
 """Sections and sentences of a radiology report, with character spans into the original text.
 
-``parse_report(text)`` is the first step of every language stage: it finds the section headers
-("FINDINGS:", "Impression:", any other ALLCAPS "XYZ:" header) and splits each section body into
-sentences. The sentence definition follows the benchmark's (../shared/bench/README.md):
+``parse_report(text)`` is the first step of every language stage. It reads the layouts reports
+come in: IU-style "FINDINGS: ... IMPRESSION: ..." lines, and the layout most hospital systems
+write (MIMIC-CXR style):
 
-* a sentence ends at a period (a run of periods, or "?" / "!") followed by whitespace or by the
-  end of its section; text after the last such period is a final sentence;
-* a period that only closes a leading list number ("1.", "2)") does not end a sentence, and the
-  list number is not part of the sentence span;
+* a "FINAL REPORT" banner, "____" separator lines and "*** ... ***" alerts, which hold no text;
+* title lines naming the examination ("PA AND LATERAL VIEWS OF THE CHEST"), a technique section;
+* header paragraphs (INDICATION, REASON FOR EXAM, HISTORY, COMPARISON, TECHNIQUE, EXAMINATION,
+  NOTIFICATION) that end at their paragraph: the unlabelled body after a blank line is read as
+  findings, not as part of the indication;
+* a "WET READ" (the preliminary reading, with its time stamp skipped) and addenda, both read as
+  descriptions of the images;
+* headers cut off at the end of the text ("IMPRESS") and text cut off mid-word ("No pneumothor").
 
-and it survives what real reports contain: abbreviations ("Dr.", "e.g.", "approx."), decimal
-measurements ("2.5 cm", "1.2 x 3.4 cm"), de-identification tokens ("XXXX"), a missing space
-after a period ("normal.Calcified") and double periods ("abnormality..", kept in the span).
-A line break ends a sentence when the next line starts a new item (a capital letter, a list
-number or a bullet) or after a blank line; a wrapped line that continues in lower case does not.
-
-Every ``Sentence.text`` equals ``report[start:end]``; indices count across the whole report.
+Sentences follow workers/nlp/sentences.py (the benchmark's definition). Every ``Sentence.text``
+equals ``report[start:end]``; indices count across the whole report.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
-SECTION_NAMES = ("findings", "impression", "indication", "comparison", "history", "technique",
-                 "other")
+from workers.nlp import lexicon
+from workers.nlp.sentences import continues_sentence, split_sentences, trim
+
+SECTION_NAMES = ("findings", "impression", "wet_read", "addendum", "other", "indication",
+                 "comparison", "history", "technique", "notification")
+# Sections whose sentences describe the images (the others ask questions, list history, name
+# the examination or say who was told).
+IMAGE_SECTIONS = frozenset({"findings", "impression", "wet_read", "addendum", "other"})
+# Sections that end at their paragraph: what follows a blank line is the unlabelled body.
+_PARAGRAPH_SECTIONS = frozenset({"indication", "comparison", "history", "technique",
+                                 "notification"})
 
 # Header wording -> section name. Matched case-insensitively on the words before the colon.
 _KNOWN_HEADERS = {
     "findings": "findings", "finding": "findings", "report": "findings", "body": "findings",
+    "findings/impression": "findings", "findings and impression": "findings",
     "impression": "impression", "impressions": "impression", "conclusion": "impression",
     "conclusions": "impression", "opinion": "impression", "summary": "impression",
     "indication": "indication", "indications": "indication", "reason for exam": "indication",
     "reason for examination": "indication", "reason for study": "indication",
     "reason": "indication", "clinical indication": "indication",
     "comparison": "comparison", "comparisons": "comparison", "prior": "comparison",
-    "prior studies": "comparison", "prior study": "comparison",
+    "prior studies": "comparison", "prior study": "comparison", "reference exam": "comparison",
     "history": "history", "clinical history": "history", "clinical information": "history",
-    "clinical data": "history",
+    "clinical data": "history", "patient history": "history",
     "technique": "technique", "techniques": "technique", "procedure": "technique",
-    "exam": "technique", "examination": "technique", "views": "technique",
+    "exam": "technique", "examination": "technique", "views": "technique", "study": "technique",
+    "notification": "notification", "contact name": "notification",
+    "wet read": "wet_read", "addendum": "addendum",
 }
+# Words that make an ALLCAPS line or header a name of the examination ("CHEST, AP UPRIGHT").
+_EXAM_WORDS = frozenset({
+    "chest", "radiograph", "radiographs", "film", "films", "view", "views", "x-ray", "xray",
+    "portable", "ap", "pa", "lat", "lateral", "frontal", "supine", "upright", "erect",
+    "semi-erect", "semierect", "exposures", "cxr",
+})
+_VERBS = frozenset({"is", "are", "was", "were", "has", "have", "shows", "show", "follows",
+                    "demonstrates", "appears", "remains", "seen", "noted"})
 
 # A known header (any case) at the start of a line or right after a sentence end, or an
-# ALLCAPS header of 2-5 words at the start of a line. "XXXX" (de-identification) is never one.
+# ALLCAPS header of 2-8 words at the start of a line. "XXXX" (de-identification) is never one.
 _KNOWN_ALT = "|".join(sorted((re.escape(k).replace(r"\ ", r"\s+") for k in _KNOWN_HEADERS),
                              key=len, reverse=True))
 _HEADER_RE = re.compile(
     r"(?:(?<=^)|(?<=\n)|(?<=[.?!]\s)|(?<=[.?!]\s\s))[ \t]*"
     r"(?P<header>(?P<known>(?i:" + _KNOWN_ALT + r"))"
-    r"|(?P<caps>(?<![^\n])[ \t]*[A-Z][A-Z&/()-]+(?:[ \t]+[A-Z&/()-]+){0,4}))"
+    r"|(?P<caps>(?<![^\n])[ \t]*[A-Z][A-Z&/()-]+(?:,?[ \t]+[A-Z&/()-]+){0,7}))"
     r"[ \t]*:",
 )
-
-_ABBREVIATIONS = frozenset({
-    "dr", "mr", "mrs", "ms", "prof", "sr", "jr", "st", "approx", "appr", "vs", "e.g", "i.e",
-    "eg", "ie", "cf", "fig", "figs", "incl", "est", "resp", "a.m", "p.m", "ca", "no",
-    "nos", "al", "et", "pt", "pts",
-})
-
-# A sentence boundary candidate: a run of terminal punctuation, optionally closed by a
-# bracket or quote. What follows decides whether it is one.
-_BOUNDARY_RE = re.compile(r"[.?!]+[)\]\"']?|\n")
-_WORD_BEFORE_RE = re.compile(r"([A-Za-z][A-Za-z.]*)$")
-_LIST_MARKER_RE = re.compile(r"(?:\(?\d{1,2}[.)](?!\d)|[-*\u2022\u2013]|[,;:])[ \t]*")
-_BLANK = " \t\r\n"
+_LINE_RE = re.compile(r"[^\n]*")
+_SEPARATOR_RE = re.compile(r"[ \t]*[_=*-]{5,}[ \t_=*-]*")
+_BANNER_RE = re.compile(r"[ \t*]*(?:FINAL|PRELIMINARY)[ \t]+REPORT[ \t*]*", re.IGNORECASE)
+_ALERT_RE = re.compile(r"[ \t]*\*{2,}[^\n]*\*{2,}[ \t]*")
+# "WET READ: ___ ___ 9:22 PM", "WET READ VERSION #1 ___ ___ 8:26 PM": the reading follows the
+# time stamp; "ADDENDUM", "*** ADDENDUM #1 ***:"
+_WET_READ_RE = re.compile(
+    r"[ \t]*(?P<header>WET[ \t]+READ)(?:[ \t]+VERSION[ \t]*#?[ \t]*\d+)?[ \t]*:?"
+    r"(?:[ \t]*(?:_+|\d{1,2}:\d{2}(?::\d{2})?|[AP]\.?M\.?(?![a-z])|\d+(?![.)\d])|[/-]))*",
+    re.IGNORECASE)
+_ADDENDUM_RE = re.compile(r"[ \t*]*(?P<header>ADDEND(?:UM|A))\b(?:[ \t]*#?[ \t]*\d+)?[ \t*]*:?",
+                          re.IGNORECASE)
+_WORD_RE = re.compile(r"[A-Za-z][A-Za-z-]*")
+_TIME_RE = re.compile(r"\d:\d")
 
 
 @dataclass(frozen=True)
@@ -101,123 +121,162 @@ class ParsedReport:
         """The bodies of all sections with this name, joined by a space ("" if none)."""
         return " ".join(self.text[s.start:s.end] for s in self.sections if s.name == name)
 
+    @cached_property
+    def image_sentences(self) -> tuple[Sentence, ...]:
+        """The sentences that describe the images (FINDINGS, IMPRESSION, WET READ, ...)."""
+        return tuple(s for s in self.sentences if s.section in IMAGE_SECTIONS)
+
+    @property
+    def reads_images(self) -> bool:
+        """False when no sentence is in an image section (only an indication, a comparison,
+        a technique, ...): nothing of the report can be audited or labelled, and a caller must
+        say so rather than call the report normal."""
+        return bool(self.image_sentences)
+
+    @cached_property
+    def cut_off(self) -> bool:
+        """Whether the text stops in the middle of a sentence: on a word cut short ("No
+        pneumothor", "The mediast"), on a word no sentence ends with ("... is", "... the"), or
+        on a header cut short ("IMPRESS")."""
+        return _ends_cut_off(self.text)
+
+    def whole_words(self, index: int) -> str:
+        """Sentence ``index`` with the word the text was cut off in blanked out (spaces, so
+        offsets hold): a fragment ("pneumothor") claims nothing."""
+        sentence = self.sentences[index]
+        if not self.cut_off or index != len(self.sentences) - 1:
+            return sentence.text
+        last = list(_WORD_RE.finditer(sentence.text))
+        if not last or last[-1].end() != len(sentence.text):
+            return sentence.text
+        start = last[-1].start()
+        return sentence.text[:start] + " " * (len(sentence.text) - start)
+
+
+@dataclass(frozen=True)
+class _Mark:
+    """Where a section starts (``body`` is where its text starts) or where text stops
+    (``name`` None: a banner, a separator, an alert, a header cut off at the end)."""
+
+    start: int
+    body: int
+    name: str | None
+    header: str | None = None
+    line: bool = False  # the section is its line (a title line)
+
 
 def _section_name(header: str) -> str:
     key = " ".join(header.lower().split())
-    return _KNOWN_HEADERS.get(key, "other")
+    if key in _KNOWN_HEADERS:
+        return _KNOWN_HEADERS[key]
+    if set(_WORD_RE.findall(key)) & _EXAM_WORDS:
+        return "findings"  # "CHEST, AP UPRIGHT:" introduces the reading of that view
+    return "other"
 
 
-def _trim(text: str, start: int, end: int) -> tuple[int, int]:
-    while start < end and text[start] in _BLANK:
-        start += 1
-    while end > start and text[end - 1] in _BLANK:
-        end -= 1
-    return start, end
+def _is_title(line: str) -> bool:
+    """An ALLCAPS line that names the examination ("PA AND LATERAL VIEWS OF THE CHEST",
+    "PORTABLE CHEST FILM ___ AT ___") rather than a finding ("LEFT LUNG IS CLEAR.")."""
+    words = [w.lower() for w in _WORD_RE.findall(line)]
+    return (bool(words) and line == line.upper() and len(words) <= 12
+            and bool(set(words) & _EXAM_WORDS) and not set(words) & _VERBS)
 
 
-def find_sections(text: str) -> tuple[Section, ...]:
-    """The sections of ``text`` in order. Text without any header is one "findings" section;
-    text before the first header is "findings" when no FINDINGS header follows, else "other"."""
-    headers = []
+def _cut_header(line: str) -> bool:
+    """A header cut off at the end of the text: "FIND", "IMPRESS", "TECHNI"."""
+    word = line.strip().lower()
+    return (len(word) >= 3 and word.isalpha() and line.strip().isupper()
+            and any(h.startswith(word) and h != word for h in _KNOWN_HEADERS))
+
+
+def _line_marks(text: str) -> list[_Mark]:
+    """Marks that whole lines make: banners, separators, alerts, wet reads, addenda, title
+    lines, a known header alone on its line, a header cut off at the end."""
+    marks = []
+    lines = [m for m in _LINE_RE.finditer(text) if m.group().strip()]
+    for number, m in enumerate(lines):
+        line, start, end = m.group(), m.start(), m.end()
+        stripped = line.strip()
+        if wet := _WET_READ_RE.match(line):
+            marks.append(_Mark(start + wet.start("header"), start + wet.end(), "wet_read",
+                               wet.group("header")))
+        elif (addendum := _ADDENDUM_RE.match(line)) and addendum.end() == len(line.rstrip()):
+            marks.append(_Mark(start + addendum.start("header"), start + addendum.end(),
+                               "addendum", addendum.group("header")))
+        elif _SEPARATOR_RE.fullmatch(line) or _BANNER_RE.fullmatch(line) \
+                or _ALERT_RE.fullmatch(line):
+            marks.append(_Mark(start, end, None))
+        elif stripped.lower() in _KNOWN_HEADERS and stripped[0].isupper():
+            at = start + line.index(stripped)
+            marks.append(_Mark(at, end, _KNOWN_HEADERS[stripped.lower()], stripped))
+        elif number == len(lines) - 1 and _cut_header(line):
+            marks.append(_Mark(start, end, None))
+        elif ":" not in _TIME_RE.sub("", line) and _is_title(stripped):
+            marks.append(_Mark(start, end, "technique", None, line=True))
+    return marks
+
+
+def _header_marks(text: str, taken: list[_Mark]) -> list[_Mark]:
+    """Marks of "HEADER:" wording outside the lines ``taken`` already accounts for."""
+    marks = []
     for m in _HEADER_RE.finditer(text):
         word = m.group("header").strip()
         if word.upper().strip("X") == "" or (m.group("caps") and len(word.replace(" ", "")) < 3):
             continue
-        header = m.group("header")
-        headers.append((m.start("header") + len(header) - len(header.lstrip()), m.end(), word))
-    if not headers:
-        start, end = _trim(text, 0, len(text))
-        return (Section("findings", start, end, None),)
+        at = m.start("header") + len(m.group("header")) - len(m.group("header").lstrip())
+        if any(t.start <= at < max(t.body, t.start + 1) for t in taken):
+            continue
+        marks.append(_Mark(at, m.end(), _section_name(word), word))
+    return marks
 
-    sections: list[Section] = []
-    names = [_section_name(h[2]) for h in headers]
-    pre_start, pre_end = _trim(text, 0, headers[0][0])
-    if pre_end > pre_start:
-        pre_name = "other" if "findings" in names else "findings"
-        sections.append(Section(pre_name, pre_start, pre_end, None))
-    for i, (_, body_start, word) in enumerate(headers):
-        body_end = headers[i + 1][0] if i + 1 < len(headers) else len(text)
-        start, end = _trim(text, body_start, body_end)
-        sections.append(Section(names[i], start, end, word))
+
+_BLANK_LINE_RE = re.compile(r"\n[ \t\r]*\n")
+
+
+def find_sections(text: str) -> tuple[Section, ...]:
+    """The sections of ``text`` in order. Text under no header is "findings" ("other" when the
+    report also has a FINDINGS header); a header paragraph (INDICATION, COMPARISON, ...) ends at
+    a blank line and the text after it, up to the next header, is that unlabelled body."""
+    line_marks = _line_marks(text)
+    marks = sorted(line_marks + _header_marks(text, line_marks), key=lambda m: m.start)
+    unlabelled = "other" if any(m.name == "findings" and m.header for m in marks) \
+        else "findings"
+    pieces: list[tuple[str, int, int, str | None]] = [(unlabelled, 0, marks[0].start if marks
+                                                       else len(text), None)]
+    for i, mark in enumerate(marks):
+        end = marks[i + 1].start if i + 1 < len(marks) else len(text)
+        if mark.name is None:
+            pieces.append((unlabelled, mark.body, end, None))
+        elif mark.line:
+            pieces.append((mark.name, mark.start, mark.body, None))
+            pieces.append((unlabelled, mark.body, end, None))
+        elif mark.name in _PARAGRAPH_SECTIONS:
+            content, _ = trim(text, mark.body, end)
+            blank = _BLANK_LINE_RE.search(text, content, end)
+            stop = blank.start() if blank else end
+            pieces.append((mark.name, mark.body, stop, mark.header))
+            pieces.append((unlabelled, stop, end, None))
+        else:
+            pieces.append((mark.name, mark.body, end, mark.header))
+    sections = []
+    for name, start, end, header in pieces:
+        start, end = trim(text, start, end)
+        if end > start or header:
+            sections.append(Section(name, start, end, header))
     return tuple(sections)
 
 
-def _is_boundary(text: str, m: re.Match, end: int) -> bool:
-    """Whether the punctuation run (or newline) matched by ``m`` ends a sentence in a body
-    that ends at ``end``."""
-    after = m.end()
-    if m.group() == "\n":
-        nxt = after
-        while nxt < end and text[nxt] in " \t\r":
-            nxt += 1
-        if nxt >= end:
-            return True
-        if text[nxt] == "\n":
-            return True
-        prev = m.start() - 1
-        while prev >= 0 and text[prev] in " \t\r":
-            prev -= 1
-        if prev >= 0 and text[prev] in ".?!:;":
-            return False  # the punctuation before it was already a boundary (or a header)
-        return text[nxt].isupper() or text[nxt].isdigit() or text[nxt] in "-*\u2022"
-    run = m.group()
-    if after >= end:
+def _ends_cut_off(text: str) -> bool:
+    stripped = text.rstrip()
+    if not stripped:
+        return False
+    last_line = stripped[stripped.rfind("\n") + 1:]
+    if _cut_header(last_line) and "\n" in stripped:
         return True
-    nxt = text[after]
-    if "." in run and run.rstrip(")]\"'") == ".":
-        # a single period: skip abbreviations and leading list numbers
-        before = text[max(0, m.start() - 12):m.start()]
-        wm = _WORD_BEFORE_RE.search(before)
-        if wm and wm.group(1).lower() in _ABBREVIATIONS and nxt in " \t" \
-                and not (wm.group(1).lower() == "no" and after + 1 < end
-                         and text[after + 1].isupper()):
-            return False
-    if nxt in _BLANK:
-        return True
-    # "normal.Calcified": a period glued to the next capitalised word
-    prev = text[m.start() - 1] if m.start() > 0 else ""
-    if run[0] == "." and (prev.islower() or prev == ")") and nxt.isupper():
-        wm = _WORD_BEFORE_RE.search(text[max(0, m.start() - 12):m.start()])
-        return not (wm and wm.group(1).lower() in _ABBREVIATIONS)
-    return False
-
-
-def _strip_marker(text: str, start: int, end: int) -> int:
-    """Move ``start`` past leading list numbers, bullets and stray punctuation."""
-    while start < end:
-        m = _LIST_MARKER_RE.match(text, start, end)
-        if not m or m.end() == start:
-            break
-        # "2.5 cm" is a measurement, not a list marker; the lookahead already keeps it.
-        start = m.end()
-        while start < end and text[start] in _BLANK:
-            start += 1
-    return start
-
-
-def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
-    """Sentence spans ``(start, end)`` inside ``text[start:end]``."""
-    end = len(text) if end is None else end
-    spans: list[tuple[int, int]] = []
-    cur = start
-    for m in _BOUNDARY_RE.finditer(text, start, end):
-        if m.start() < cur:
-            continue
-        if not _is_boundary(text, m, end):
-            continue
-        stop = m.end() if m.group() != "\n" else m.start()
-        _add_span(text, cur, stop, spans)
-        cur = m.end()
-    _add_span(text, cur, end, spans)
-    return spans
-
-
-def _add_span(text: str, start: int, stop: int, spans: list[tuple[int, int]]) -> None:
-    start, stop = _trim(text, start, stop)
-    start = _strip_marker(text, start, stop)
-    # a lone list number ("2.") directly followed by the next item is no sentence of its own
-    if stop > start and any(c.isalnum() for c in text[start:stop]):
-        spans.append((start, stop))
+    words = _WORD_RE.findall(stripped[-40:])
+    if not words or not stripped.endswith(words[-1]):
+        return False  # ends on punctuation, a number or a de-identification token
+    return continues_sentence(words[-1]) or lexicon.is_fragment(words[-1])
 
 
 @lru_cache(maxsize=4096)
@@ -233,3 +292,7 @@ def parse_report(text: str) -> ParsedReport:
 
 def as_parsed(report: str | ParsedReport) -> ParsedReport:
     return report if isinstance(report, ParsedReport) else parse_report(report)
+
+
+__all__ = ["IMAGE_SECTIONS", "SECTION_NAMES", "ParsedReport", "Section", "Sentence",
+           "as_parsed", "find_sections", "parse_report", "split_sentences"]

@@ -63,8 +63,10 @@ def _c(name, category, labels, *patterns, lung=False, abnormal=True, device=Fals
     return Concept(name, category, tuple(labels or ()), tuple(patterns), lung, abnormal, device)
 
 
-_SEV = r"(?:(?:mildly|moderately|markedly|severely|slightly|minimally|massively|borderline|" \
-       r"somewhat|significantly|now|still|again|minimally) )?"
+# a degree before the predicate: "mildly", "stably", "at least mildly", "mild to moderately"
+_SEV = r"(?:(?:at least |still |now )?(?:(?:mild|moderate)(?:ly)?[- ]to[- ](?:moderate|marked|" \
+       r"severe)(?:ly)?|mildly|moderately|markedly|severely|slightly|minimally|massively|" \
+       r"borderline|somewhat|significantly|now|still|again|stably|persistently) )?"
 _BE = r"(?:(?:is|are|appears?|remains?|seems?|was|has become|looks?)(?: to be)? )?"
 _HEART = r"(?:heart|cardiac (?:silhouette|size|shadow|contour|diameter)s?|heart size|" \
          r"cardiac and mediastinal (?:silhouette|contour)s?|cardiomediastinal silhouette)"
@@ -222,7 +224,8 @@ CONCEPTS: tuple[Concept, ...] = (
        r"(?:lymph )?(?:nodes?|xxxx)"),
 
     # ---- pleura ---------------------------------------------------------------------------
-    _c("pneumothorax", PLEURA, "Pneumothorax", r"pneumothora(?:x|ces|xes)", r"ptx"),
+    _c("pneumothorax", PLEURA, "Pneumothorax", r"pneumothora(?:x|ces|xes)", r"ptx",
+       r"pleural air"),
     _c("hydropneumothorax", PLEURA, ("Pneumothorax", "Pleural Effusion"),
        r"(?:hydro|hemo|pyo)pneumothora(?:x|ces)"),
     _c("pleural effusion", PLEURA, "Pleural Effusion",

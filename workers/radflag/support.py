@@ -6,20 +6,21 @@ built-in rule engine (``workers.nlp.entail``) or, when the llm role is a model, 
 per sentence that sorts every sample into complete / partial / none
 (``workers.radflag.llm_support``).
 
-Only sentences in the image sections (findings, impression, unlabelled text) are scored: an
-INDICATION of "pneumonia" is a question, not a claim the samples could support.
+Only sentences in the image sections (findings, impression, wet read, addendum, unlabelled text)
+are scored: an INDICATION of "pneumonia" is a question, not a claim the samples could support.
 """
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from workers.nlp.sections import IMAGE_SECTIONS
 from workers.pipeline import Progress, no_progress
 
 COMPLETE, PARTIAL, NONE = "complete", "partial", "none"
 VERDICTS = (COMPLETE, PARTIAL, NONE)
 SUPPORTING = frozenset({COMPLETE, PARTIAL})
-SCORED_SECTIONS = frozenset({"findings", "impression", "other"})
+SCORED_SECTIONS = IMAGE_SECTIONS
 
 
 @dataclass(frozen=True)

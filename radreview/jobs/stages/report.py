@@ -1,9 +1,14 @@
 """Report-parsing stage: the audited report's sections and sentences with their spans."""
 from __future__ import annotations
 
-from workers import pipeline
-
+from radreview.jobs.models import Job
 from radreview.studies.models import Report, Sentence
+from workers import pipeline
+from workers.nlp.sections import IMAGE_SECTIONS
+
+# Shown under the stage on the study page: a report nothing of which was read is no normal one.
+UNREAD_NOTE = ("No sentence of this report is in a section that describes the images (findings, "
+               "impression, wet read, addendum), so none was audited: read the report itself.")
 
 
 def load(job) -> str:
@@ -24,3 +29,5 @@ def store(job, sentences: list[pipeline.ParsedSentence]) -> None:
                  section=s.section, category=s.category, findings=s.findings)
         for s in sentences
     )
+    if not any(s.section in IMAGE_SECTIONS for s in sentences):
+        Job.objects.filter(pk=job.pk).update(result={"image_sentences": 0, "note": UNREAD_NOTE})

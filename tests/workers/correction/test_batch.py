@@ -41,7 +41,7 @@ def test_output_lines_in_the_scorers_format(tmp_path, reference):
     assert flagged[0]["detector"] == "combined"
     assert {s["detector"] for s in flagged[0]["sources"]} == {"correction", "judge"}
     assert ok == {"id": "ok", "has_error": False, "error_sentence": None,
-                  "corrected_report": None, "detections": []}
+                  "corrected_report": None, "image_sentences": 4, "detections": []}
     # a comparison in a study without a prior: the comparative detector and stage 1 agree
     assert old["has_error"] and old["corrected_report"] == "FINDINGS: Cardiomegaly."
     assert {s["detector"] for s in old["detections"][0]["sources"]} == {"correction",

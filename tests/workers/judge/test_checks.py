@@ -178,3 +178,26 @@ def test_a_short_denial_of_words_no_library_report_uses(library):
     assert [(i.sentence, i.term) for i in issues] == [(1, "anemia")]
     summary = ctx("FINDINGS: Heart size is normal. No acute cardiothoracic process.", library)
     assert unsupported_by_library(summary) == []
+
+
+@pytest.mark.parametrize("sentence", [
+    "No large pneumothorax is detected.",        # a report verb the library never writes
+    "No pneumothorax is clearly identified.",
+])
+def test_radiology_words_new_to_the_library_are_no_unknown_terms(library, sentence):
+    report = ctx(f"FINDINGS: Heart size is normal. {sentence}", library)
+    assert report.suspect_terms(1) == []
+    assert unsupported_by_library(report) == []
+
+
+def test_a_word_the_report_was_cut_off_in_is_no_unknown_term(library):
+    report = ctx("FINDINGS: Heart size is normal. No pneumothor", library)
+    assert report.parsed.cut_off
+    assert report.suspect_terms(1) == [] and unsupported_by_library(report) == []
+
+
+@pytest.mark.parametrize("sentence", [
+    "NG tube ends in the mid-gastric cavity.", "Esophageal drainage tube ends in the pylorus.",
+    "The enteric tube courses along the esophagus into the stomach."])
+def test_organs_that_place_a_device_are_no_condition(library, sentence):
+    assert out_of_domain(ctx(f"FINDINGS: Heart size is normal. {sentence}", library)) == []

@@ -24,12 +24,30 @@ def test_output_format():
                                    "No pneumothorax.", "other": 1})])
     assert count == 1
     row = rows[0]
-    assert set(row) == {"id", "labels", "findings"}
+    assert set(row) == {"id", "labels", "findings", "image_sentences"}
+    assert row["image_sentences"] == 2
     assert list(row["labels"]) == list(LABELS)
     assert row["labels"]["Pleural Effusion"] == 1 and row["labels"]["Pneumothorax"] == 0
     assert row["findings"][0] == {"sentence": 0, "observation": "pleural effusion",
                                   "status": "present", "laterality": "left",
                                   "severity": "small", "location": None}
+
+
+def test_a_body_after_a_header_paragraph_is_read_as_findings():
+    report = ("FINAL REPORT\n REASON FOR EXAM: Shortness of breath.\n \n There is a large right "
+              "pleural effusion. A right chest tube is in place. Mild pulmonary edema.")
+    _, [row] = run([json.dumps({"id": "m", "report": report})])
+    labels = row["labels"]
+    assert (labels["Pleural Effusion"], labels["Support Devices"], labels["Edema"]) == (1, 1, 1)
+    assert labels["No Finding"] == 0 and row["image_sentences"] == 3
+
+
+def test_a_report_with_nothing_read_is_never_labelled_normal():
+    report = "FINAL REPORT\nINDICATION: Evaluate for pneumonia.\n\nCOMPARISON: ___.\n\nTECHNI"
+    _, [row] = run([json.dumps({"id": "u", "report": report})])
+    assert row["image_sentences"] == 0
+    assert row["labels"]["No Finding"] is None
+    assert row["labels"]["Pneumonia"] is None  # the indication's question is no finding
 
 
 def test_report_composed_from_sections_when_missing():

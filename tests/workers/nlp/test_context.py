@@ -98,3 +98,14 @@ def test_pyrush_logger_is_silenced():
 
     extract_findings("No pneumothorax.")
     assert logging.getLogger("PyRuSH").disabled
+
+
+@pytest.mark.parametrize("text, observation", [
+    ("Healed right rib fracture should not be mistaken for lung nodules.", "nodule"),
+    ("No evidence of pneumothorax, although the sensitivity to detect a pneumothorax is "
+     "diminished given supine technique.", "pneumothorax"),
+])
+def test_a_finding_named_only_as_what_not_to_see_is_not_stated(text, observation):
+    statuses = {f.status for f in extract_findings(text)
+                if f.observation == observation and not f.implied}
+    assert statuses == {"absent"}

@@ -53,6 +53,12 @@ def one(text, observation):
     ("Tortuous thoracic aorta.", "tortuous aorta"),
     ("Pericardial effusion.", "pericardial effusion"),
     ("Subcutaneous emphysema in the chest wall.", "subcutaneous emphysema"),
+    # degrees before the predicate, as real reports write them
+    ("The heart remains stably enlarged.", "cardiomegaly"),
+    ("The heart is mildly to moderately enlarged.", "cardiomegaly"),
+    ("The heart size is at least mildly enlarged.", "cardiomegaly"),
+    ("The heart size remains mild to moderately enlarged.", "cardiomegaly"),
+    ("Small collections of pleural air at the right apex.", "pneumothorax"),
 ])
 def test_observation_synonyms(text, observation):
     assert one(text, observation).status == "present"
