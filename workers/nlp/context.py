@@ -161,11 +161,16 @@ def rule_conflicts() -> list[str]:
     return conflicts
 
 
+def _drop_record(record: logging.LogRecord) -> bool:
+    return False
+
+
 @lru_cache(maxsize=1)
 def pipeline():
     """The process's one tokenizer + ConText pipeline (built on first use, ~0.2 s)."""
-    logging.getLogger("PyRuSH").disabled = True
-    logging.getLogger("PyRuSH").setLevel(logging.CRITICAL)
+    # A filter, not `disabled` or a level: Django's and Celery's logging set-up reset those on
+    # loggers that already exist, and PyRuSH warns about every sentence it splits oddly.
+    logging.getLogger("PyRuSH").addFilter(_drop_record)
     import spacy  # noqa: PLC0415 - spaCy and medspacy load only when the engine first runs
     from medspacy.context import ConText, ConTextRule  # noqa: PLC0415
 

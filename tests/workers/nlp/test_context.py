@@ -93,11 +93,16 @@ def test_no_rule_literal_is_listed_twice():
     assert rule_conflicts() == []
 
 
-def test_pyrush_logger_is_silenced():
+def test_pyrush_logger_stays_silenced_after_logging_is_configured_again():
     import logging
+    import logging.config
+
+    from django.conf import settings
 
     extract_findings("No pneumothorax.")
-    assert logging.getLogger("PyRuSH").disabled
+    logging.config.dictConfig(settings.LOGGING)  # as a worker's start-up does, after the engine
+    record = logging.LogRecord("PyRuSH", logging.WARNING, __file__, 1, "odd sentence", None, None)
+    assert not logging.getLogger("PyRuSH").filter(record)
 
 
 @pytest.mark.parametrize("text, observation", [
