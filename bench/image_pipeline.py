@@ -131,13 +131,13 @@ def main() -> None:
 
         query = tuple(QueryImage(str(path), "dicom", view) for view, path in paths)
         t = time.perf_counter()
-        run_vrag(VragInputs(str(index_dir), candidate, query), encoder=encoder,
-                 extractor=extractor, use_registry=False)
+        run_vrag(VragInputs(str(index_dir), candidate, query), image_encoder=encoder,
+                 extractor=extractor)
         times["vrag"] = time.perf_counter() - t
 
         t = time.perf_counter()
-        run_rarrg(RarrgInputs(str(index_dir), query, candidate), encoder=encoder,
-                  embedder=embedder, use_registry=False)
+        run_rarrg(RarrgInputs(str(index_dir), query, candidate), image_encoder=encoder,
+                  text_embedder=embedder)
         times["rarrg"] = time.perf_counter() - t
         times["total"] = sum(times.values())
         for stage, seconds in times.items():

@@ -428,6 +428,10 @@ def _radflag_float(name: str, default: float, low: float, high: float) -> float:
     return number
 
 
+# A site's own detectors, "module:attribute" naming a workers.detectors.DetectorSpec each;
+# the web process and the workers declare them at start-up (docs/detections.md).
+DETECTOR_PLUGINS = env_list("RADREVIEW_DETECTOR_PLUGINS", [])
+
 # The sample stage: n samples at RADFLAG_TEMPERATURE, the candidate (when no report was
 # uploaded) at RADFLAG_CANDIDATE_TEMPERATURE, each at most RADFLAG_MAX_TOKENS tokens.
 RADFLAG_SAMPLES = env_int("RADREVIEW_RADFLAG_SAMPLES", 10)

@@ -1,16 +1,18 @@
-"""The stages of one study, in order, as pure functions over plain data.
+"""What the stages of a study share, and the stage bodies that belong to no method package.
 
-A stage takes a dataclass of inputs and a progress callback and returns a dataclass of results;
-it never touches the database. ``radreview.jobs`` loads the inputs, runs the stage in a Celery
-worker and stores the results in one transaction.
+A stage computes on a dataclass of inputs with the models of its roles (``RoleModels``) and a
+progress callback and returns a dataclass of results; it never touches the database.
+``radreview.jobs.stages`` declares the stages in order, loads the inputs, runs the stage in a
+Celery worker and stores the results in one transaction.
 
 The method packages are imported inside the stage functions: the web process imports this
-module to plan stages and should not pay for loading spaCy, torch or FAISS.
+module (StudyInputs, queue_for) and should not pay for loading spaCy, torch or FAISS.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Callable, Protocol
+from typing import Any, Protocol
 
 
 class Progress(Protocol):
@@ -57,43 +59,30 @@ def queue_for(roles: tuple[str, ...]) -> str:
     return "gpu" if any(spec_for(role).kind in LOCAL_MODEL_KINDS for role in roles) else "cpu"
 
 
-@dataclass(frozen=True)
-class StageInfo:
-    name: str
-    roles: tuple[str, ...]  # the model roles the stage uses; they decide its queue
-    applies: Callable[[StudyInputs], bool]
-    description: str
+class RoleModels(Mapping):
+    """The models of a stage's roles, each loaded from the backend registry on first use, so
+    a stage that does not reach a role (a skipped path, a built-in fallback) loads nothing.
+    A role the stage did not declare is a programming error, not a silent built-in default."""
 
-    @property
-    def queue(self) -> str:
-        return queue_for(self.roles)
+    def __init__(self, roles: tuple[str, ...]):
+        self._roles = tuple(roles)
+        self._models: dict[str, Any] = {}
 
+    def __getitem__(self, role: str) -> Any:
+        if role not in self._roles:
+            raise StageError(f"the model role {role!r} was not declared by this stage "
+                             f"(declared: {', '.join(self._roles) or 'none'})")
+        if role not in self._models:
+            from workers.backends import registry  # noqa: PLC0415 - numpy; only in workers
 
-# The order of a study's stages. Generation comes before parsing (a drafted report is parsed
-# like an uploaded one); detectors come after parsing; the system combination comes last.
-STAGES: tuple[StageInfo, ...] = (
-    StageInfo("ingest", (), lambda s: s.has_images, "Decode images and make previews"),
-    StageInfo("sample", ("generator",), lambda s: s.has_images and not s.has_samples,
-              "RadFlag: draft the candidate (when no report was uploaded) and the n samples"),
-    StageInfo("parse_report", (), lambda s: s.will_have_report,
-              "Split the report into sentences; find each sentence's findings"),
-    StageInfo("radflag", ("llm",), lambda s: s.has_samples or s.has_images,
-              "RadFlag: each sentence's support among the samples; sentence and report flags"),
-    StageInfo("audit", ("llm", "text_embedder", "extractor"), lambda s: s.will_have_report,
-              "Audit the report's text: three-stage correction, consistency judge, comparisons"),
-    StageInfo("vrag", ("image_encoder", "generator", "llm", "extractor"), lambda s: s.has_images,
-              "V-RAG: probe the report's findings against the most similar reference images"),
-    StageInfo("rarrg", ("image_encoder", "text_embedder", "llm"), lambda s: s.has_images,
-              "RA-RRG: key phrases of similar reference images; a draft; unsupported sentences"),
-    StageInfo("combine", ("text_embedder",), lambda s: s.will_have_report,
-              "Combine every detector's detections into the flags the radiologist reviews"),
-)
-STAGE_BY_NAME = {stage.name: stage for stage in STAGES}
+            self._models[role] = getattr(registry, role)()  # llm(), generator(), ...
+        return self._models[role]
 
+    def __iter__(self):
+        return iter(self._roles)
 
-def plan(inputs: StudyInputs) -> list[StageInfo]:
-    """The stages a study goes through, in order."""
-    return [stage for stage in STAGES if stage.applies(inputs)]
+    def __len__(self) -> int:
+        return len(self._roles)
 
 
 # --- ingest --------------------------------------------------------------------------------

@@ -32,11 +32,9 @@ def load(job: Job) -> CalibrationJob:
     )
 
 
-def compute(inputs: CalibrationJob, progress) -> crc.CalibrationResult:
-    from workers.backends import registry
-
+def compute(inputs: CalibrationJob, models, progress) -> crc.CalibrationResult:
     records = crc.read_lines(inputs.data.splitlines(), source=inputs.file_name)
-    model = registry.llm() if any(isinstance(r, crc.RawReport) for r in records) else None
+    model = models["llm"] if any(isinstance(r, crc.RawReport) for r in records) else None
     progress(0.02, f"{len(records)} reports read")
     reports = crc.prepare(records, model=model, categorise=inputs.per_category,
                           progress=lambda fraction, note="": progress(0.02 + 0.93 * fraction, note))

@@ -6,6 +6,7 @@ from radreview.calibration.combination import active_score_calibration
 from workers.combine import config as defaults
 from workers.combine.config import CombinationConfig
 from workers.combine.config import FilterRule as RuleData
+from workers.detectors import DETECTORS
 
 from .models import CombinationSettings, DetectorWeight, FilterRule
 
@@ -15,8 +16,8 @@ def combination_config() -> CombinationConfig | None:
     site = CombinationSettings.current()
     if not site.enabled:
         return None
-    weights = dict(defaults.DEFAULT_WEIGHTS)
-    order = list(defaults.DEFAULT_ORDER)
+    weights: dict[str, float] = {}
+    order = list(DETECTORS)  # the declaration order, when the admin has set none
     rows = list(DetectorWeight.objects.all())
     if rows:
         weights.update({row.detector: row.weight for row in rows})

@@ -74,7 +74,7 @@ def load(job: Job) -> ImportRequest:
     return ImportRequest(job.pk, job.params["study_instance_uid"])
 
 
-def compute(request: ImportRequest, progress) -> Retrieved:
+def compute(request: ImportRequest, models, progress) -> Retrieved:
     uid = request.study_instance_uid
     folder = f"{FOLDER}/{request.job_id}"
     shutil.rmtree(media_path(folder), ignore_errors=True)  # an earlier, interrupted attempt

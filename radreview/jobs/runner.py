@@ -23,9 +23,11 @@ from django.utils import timezone
 from radreview.audit.services import record_event
 from radreview.studies.models import Study
 
+from workers.pipeline import RoleModels
+
 from . import services
 from .models import Job
-from .stages import ADAPTERS
+from .stages import STAGES
 
 logger = logging.getLogger(__name__)
 
@@ -94,12 +96,13 @@ def run_job(job_id: int) -> None:
     job = Job.objects.select_related("study").get(pk=job_id)
     if job.study_id:
         Study.objects.filter(pk=job.study_id, status=Study.Status.QUEUED).update(status=Study.Status.PROCESSING)
-    adapter = ADAPTERS[job.stage]
+    stage = STAGES[job.stage]
     logger.info("job %s (%s) started, attempt %s", job.pk, job, job.attempts)
     try:
         with Heartbeat(job.pk, token):
-            result = adapter.compute(adapter.load(job), ProgressReporter(job.pk, token))
-        finished = finish(job, token, lambda: adapter.store(job, result))
+            result = stage.compute(stage.load(job), RoleModels(stage.roles),
+                                   ProgressReporter(job.pk, token))
+        finished = finish(job, token, lambda: stage.store(job, result))
     except Exception as exc:  # a stage failure is recorded on its job, never lost
         fail(job, token, exc)
         return

@@ -11,6 +11,7 @@ from radreview.studies.models import Study
 from workers import pipeline
 
 from .models import Job
+from .stages import plan
 
 logger = logging.getLogger(__name__)
 
@@ -21,7 +22,7 @@ def plan_jobs(study: Study, inputs: pipeline.StudyInputs) -> list[Job]:
     """Create one pending job per stage the study needs, in pipeline order."""
     return Job.objects.bulk_create(
         Job(study=study, stage=stage.name, order=order, queue=stage.queue)
-        for order, stage in enumerate(pipeline.plan(inputs))
+        for order, stage in enumerate(plan(inputs))
     )
 
 

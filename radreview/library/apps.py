@@ -15,6 +15,6 @@ class LibraryConfig(AppConfig):
         def load_builtin_generator():
             from workers.rarrg.generator import load_builtin_generator as load
 
-            return load(settings.INDEX_DIR)
+            return load(settings.INDEX_DIR, encoder=registry.image_encoder())
 
         registry.set_builtin_generator_loader(load_builtin_generator)

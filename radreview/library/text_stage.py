@@ -24,7 +24,7 @@ def load(job: Job) -> text_library.ImportPlan:
         raise StageError(exc.message) from exc
 
 
-def compute(plan: text_library.ImportPlan, progress):
+def compute(plan: text_library.ImportPlan, models, progress):
     import numpy as np
 
     if not plan.new:

@@ -16,7 +16,7 @@ def load(job: Job) -> str:
     return job.params["role"]
 
 
-def compute(role: str, progress) -> dict:
+def compute(role: str, models, progress) -> dict:
     result = registry.probe(role)
     status = next(s for s in registry.describe() if s.role == role)
     progress(1.0, "probed")

@@ -1,19 +1,19 @@
-"""Detector names as a radiologist reads them on the review page and in the API."""
+"""Detector names as a radiologist reads them on the review page and in the API: the labels
+the detectors declare (workers.detectors), and the system combination's."""
 from __future__ import annotations
 
-DETECTOR_NAMES = {
-    "radflag": "RadFlag (sampling and entailment)",
-    "vrag": "V-RAG (image retrieval and probing)",
-    "correction": "Three-stage correction",
-    "judge": "Consistency judge",
-    "comparative": "Comparison without a prior",
-    "rarrg": "RA-RRG key phrases",
-    "combined": "System combination",
-}
+from workers.detectors import DETECTORS
+
+from .models import Detection
+
+COMBINED_LABEL = "System combination"
 
 
 def label_of(detector: str) -> str:
-    return DETECTOR_NAMES.get(detector, detector)
+    if detector == Detection.COMBINED:
+        return COMBINED_LABEL
+    spec = DETECTORS.get(detector)
+    return spec.label if spec is not None else detector
 
 
 def short_label(detector: str) -> str:

@@ -16,12 +16,13 @@ from django.db.models.functions import Coalesce
 
 from radreview.studies.models import Report, Sentence, Study
 from workers import types
+from workers.detectors import DETECTORS, GENERIC_TEMPLATE, builtin
 from workers.types import Harm
 
 from . import derivation
 from .confidence import Figures, figures_of, removed_notes
 from .diff import word_diff
-from .labels import DETECTOR_NAMES
+from .labels import label_of
 from .models import Decision, Detection, SignOff
 
 AUDITED_KINDS = (Report.Kind.UPLOADED, Report.Kind.CANDIDATE)
@@ -263,39 +264,54 @@ def same_site_path(url) -> bool:
     return isinstance(url, str) and url.startswith("/") and not url.startswith("//") and "\\" not in url
 
 
+def _radflag_extra(detection: Detection, evidence: dict, context: dict[str, Any]) -> dict:
+    samples = context["samples"]
+    return {"verdicts": [{**v, "text": samples.get(v.get("sample"))}
+                         for v in evidence.get("verdicts", []) if isinstance(v, dict)]}
+
+
+def _correction_extra(detection: Detection, evidence: dict, context: dict[str, Any]) -> dict:
+    original = evidence.get("original") or context["sentence_text"]
+    suggestion = evidence.get("suggestion", detection.suggestion)
+    return {"diff": word_diff(original, suggestion) if suggestion else [],
+            "removes": suggestion == ""}
+
+
+def _judge_extra(detection: Detection, evidence: dict, context: dict[str, Any]) -> dict:
+    related = evidence.get("related_sentence")
+    return {"rule_label": JUDGE_RULES.get(evidence.get("rule"), evidence.get("rule") or ""),
+            "related": context["texts"].get(related) if isinstance(related, int) else None}
+
+
+def _vrag_extra(detection: Detection, evidence: dict, context: dict[str, Any]) -> dict:
+    return {"neighbours": [
+        {**n, "thumbnail": n.get("thumbnail_url") if same_site_path(n.get("thumbnail_url")) else None}
+        for n in evidence.get("neighbours", []) if isinstance(n, dict)
+    ]}
+
+
+# What an evidence template needs beyond the evidence itself, for the detectors whose
+# template reads more (sample texts, a word diff, a related sentence, thumbnails).
+TEMPLATE_EXTRAS = {builtin.RADFLAG.name: _radflag_extra, builtin.CORRECTION.name: _correction_extra,
+                   builtin.JUDGE.name: _judge_extra, builtin.VRAG.name: _vrag_extra}
+
+
 def _source_view(detection: Detection, context: dict[str, Any]) -> SourceView:
     evidence = detection.evidence if isinstance(detection.evidence, dict) else {"value": detection.evidence}
-    extra: dict[str, Any] = {}
     name = detection.detector
-    if name == "radflag":
-        samples = context["samples"]
-        extra["verdicts"] = [
-            {**v, "text": samples.get(v.get("sample"))} for v in evidence.get("verdicts", []) if isinstance(v, dict)
-        ]
-    elif name == "correction":
-        original = evidence.get("original") or context["sentence_text"]
-        suggestion = evidence.get("suggestion", detection.suggestion)
-        extra["diff"] = word_diff(original, suggestion) if suggestion else []
-        extra["removes"] = suggestion == ""
-    elif name == "judge":
-        extra["rule_label"] = JUDGE_RULES.get(evidence.get("rule"), evidence.get("rule") or "")
-        related = evidence.get("related_sentence")
-        extra["related"] = context["texts"].get(related) if isinstance(related, int) else None
-    elif name == "vrag":
-        extra["neighbours"] = [
-            {**n, "thumbnail": n.get("thumbnail_url") if same_site_path(n.get("thumbnail_url")) else None}
-            for n in evidence.get("neighbours", []) if isinstance(n, dict)
-        ]
+    spec = DETECTORS.get(name)
+    extra_of = TEMPLATE_EXTRAS.get(name)
+    extra: dict[str, Any] = extra_of(detection, evidence, context) if extra_of else {}
     extra["items"] = [
         {"key": key, "value": value, "block": False} if isinstance(value, (str, int, float, bool)) or value is None
         else {"key": key, "value": json.dumps(value, indent=1, ensure_ascii=False), "block": True}
         for key, value in sorted(evidence.items())
     ]
     return SourceView(
-        detection=detection, detector=name, label=DETECTOR_NAMES.get(name, name),
+        detection=detection, detector=name, label=label_of(name),
         explanation=detection.explanation, harm=detection.harm, confidence=detection.confidence,
         suggestion=detection.suggestion, evidence=evidence,
-        templates=[f"review/evidence/{name}.html", "review/evidence/generic.html"], extra=extra,
+        templates=spec.templates if spec is not None else [GENERIC_TEMPLATE], extra=extra,
     )
 
 
@@ -307,7 +323,8 @@ def report_warning(study: Study, detections: list[Detection]) -> dict[str, Any] 
     flags the report, and its evidence gives the count and the threshold λ2 when present.
     """
     flagged_attr = getattr(study, "report_flagged", None)
-    radflag = [d for d in detections if d.detector == "radflag" and isinstance(d.evidence, dict)]
+    radflag = [d for d in detections
+               if d.detector == builtin.RADFLAG.name and isinstance(d.evidence, dict)]
     marked = [d for d in radflag if d.evidence.get("report_flagged") is True]
     if flagged_attr is False or (flagged_attr is None and not marked):
         return None

@@ -8,9 +8,10 @@ from django.utils import timezone
 from radreview.audit.models import AuditEvent
 from radreview.jobs import recovery, runner, services
 from radreview.jobs.models import Job
+from radreview.jobs.stages import plan
 from radreview.studies.models import Report, Study
 from tests import factories
-from workers.pipeline import StudyInputs, plan
+from workers.pipeline import StudyInputs
 
 REPORT = "FINDINGS: Heart size is normal. No pleural effusion.\nIMPRESSION: No acute disease."
 

@@ -8,9 +8,10 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from radreview.audit.models import AuditEvent
 from radreview.jobs.models import Job
+from radreview.jobs.stages import plan
 from radreview.studies.models import Image, Report, Study
 from tests.support import dicom_factory as dicom
-from workers.pipeline import StudyInputs, plan
+from workers.pipeline import StudyInputs
 
 REPORT = "FINDINGS: Heart size is normal. Lungs are clear.\nIMPRESSION: No acute disease."
 

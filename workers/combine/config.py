@@ -7,10 +7,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from workers.combine.calibration import ScoreCalibration
 
-# Fold order and relative weights when a site has changed nothing. The text detectors come
-# first (every report has them), the image detectors after.
-DEFAULT_ORDER = ("correction", "judge", "comparative", "radflag", "vrag", "rarrg")
-DEFAULT_WEIGHTS = {name: 1.0 for name in DEFAULT_ORDER}
 DEFAULT_SIMILARITY_THRESHOLD = 0.35
 DEFAULT_FLAG_THRESHOLD = 0.3
 
@@ -69,15 +65,16 @@ DEFAULT_RULES = (
 
 @dataclass(frozen=True)
 class CombinationConfig:
-    """``weights``: each detector's relative weight; ``order``: the fold order (detectors not
-    listed are folded after, by name); ``similarity_threshold``: the least cosine similarity of
+    """``weights``: each detector's relative weight (1 when not listed); ``order``: the fold
+    order (detectors not listed are folded after, in the order they are given — the callers
+    give them in the order workers.detectors declares them); ``similarity_threshold``: the least cosine similarity of
     two explanations for their detections to be aligned; ``flag_threshold``: the least
     combined confidence of a flag; ``rules``: the site's false-positive filters;
     ``calibration``: the active calibration of the combined score (workers.combine.calibration)
     — when set, its probability and display threshold replace ``flag_threshold``."""
 
-    weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
-    order: tuple[str, ...] = DEFAULT_ORDER
+    weights: dict[str, float] = field(default_factory=dict)
+    order: tuple[str, ...] = ()
     similarity_threshold: float = DEFAULT_SIMILARITY_THRESHOLD
     flag_threshold: float = DEFAULT_FLAG_THRESHOLD
     rules: tuple[FilterRule, ...] = DEFAULT_RULES
@@ -89,7 +86,7 @@ class CombinationConfig:
 
     def ordered(self, detectors) -> list[str]:
         known = [d for d in self.order if d in detectors]
-        return known + sorted(d for d in detectors if d not in self.order)
+        return known + [d for d in detectors if d not in self.order]
 
     def takes_part(self, detector: str) -> bool:
         return (self.enabled is None or detector in self.enabled) and self.weight(detector) > 0

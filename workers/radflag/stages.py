@@ -3,7 +3,8 @@
 ``sample``: draft the candidate (only when no report was uploaded) at a low temperature and
 the n samples at a higher one, with the generator role — or the built-in retrieval generator
 when the role is "builtin". ``radflag``: score every candidate sentence's support against the
-samples with the entailment role, then flag sentences and the report.
+samples with the entailment role, then flag sentences and the report. The stage layer passes
+the models in (None: the role's built-in default).
 """
 from __future__ import annotations
 
@@ -59,23 +60,21 @@ class SampleResult:
     skipped: str = ""
 
 
-def find_generator(index_dir: str):
-    """The generator role's backend, else the built-in retrieval generator.
+def find_generator(generator, index_dir: str, image_encoder=None):
+    """The generator role's backend, else the built-in retrieval generator (over the image
+    memory, with the image encoder role).
 
     Raises StageError with a plain message when neither is available.
     """
-    from workers.backends import registry
-
-    model = registry.generator()
-    if model is not None:
-        return model
+    if generator is not None:
+        return generator
     try:
         from workers.rarrg.generator import load_builtin_generator
     except ModuleNotFoundError as exc:
         if exc.name not in (BUILTIN_GENERATOR_MODULE, "workers.rarrg"):
             raise
         raise StageError(NO_GENERATOR) from None
-    return load_builtin_generator(Path(index_dir))
+    return load_builtin_generator(Path(index_dir), encoder=image_encoder)
 
 
 def read_images(images: tuple[ImageForSampling, ...]) -> list:
@@ -89,14 +88,15 @@ def read_images(images: tuple[ImageForSampling, ...]) -> list:
     return inputs
 
 
-def sample(inputs: SampleInputs, progress: Progress = no_progress) -> SampleResult:
+def sample(inputs: SampleInputs, progress: Progress = no_progress, *, generator=None,
+           image_encoder=None) -> SampleResult:
     """The candidate (when needed) and the n samples, each with its temperature."""
     from workers.prompts import get_prompt
 
     if not inputs.images:
         raise StageError("This study has no images to draft reports from.")
     try:
-        generator = find_generator(inputs.index_dir)
+        generator = find_generator(generator, inputs.index_dir, image_encoder)
     except StageError as exc:
         if inputs.need_candidate:
             if exc.message == NO_GENERATOR:
@@ -146,10 +146,15 @@ class RadFlagResult:
     n_samples: int
     skipped: str = ""
 
+    @property
+    def detections(self) -> list:
+        return self.outcome.detections if self.outcome is not None else []
 
-def radflag(inputs: RadFlagInputs, progress: Progress = no_progress) -> RadFlagResult:
-    """Support of every candidate sentence, its flag, the report flag and the detections."""
-    from workers.backends import registry
+
+def radflag(inputs: RadFlagInputs, progress: Progress = no_progress, *,
+            llm=None) -> RadFlagResult:
+    """Support of every candidate sentence, its flag, the report flag and the detections,
+    with the llm role as the entailment function (None: the built-in rules)."""
     from workers.backends.errors import StructuredOutputError
 
     if not inputs.samples:
@@ -158,7 +163,7 @@ def radflag(inputs: RadFlagInputs, progress: Progress = no_progress) -> RadFlagR
                              skipped="RadFlag skipped: the study has no samples.")
     if len(inputs.samples) < 2:
         raise StageError("RadFlag needs at least 2 samples; this study has 1.")
-    model = registry.llm()
+    model = llm
     to_score = [SentenceToScore(s.index, s.text, s.section) for s in inputs.sentences]
     try:
         supports = score_support(to_score, inputs.samples, model=model, progress=progress)

@@ -65,8 +65,8 @@ class RetrievalGenerator:
     def _encoder_for(self, memory):
         encoder = self._encoder
         if encoder is None:
-            from workers.backends import registry
-            encoder = registry.image_encoder()
+            from workers.backends.builtin import AppearanceDescriptorEncoder
+            encoder = AppearanceDescriptorEncoder()
         try:
             memory.check_encoder(encoder)
         except EncoderMismatch as exc:

@@ -63,15 +63,12 @@ def _bank_lookup(memory, embedder):
     return vectors if embedder is not None else None
 
 
-def run_rarrg(inputs: RarrgInputs, progress: Progress = no_progress, *, encoder=None,
-              embedder=None, llm=None, use_registry: bool = True) -> RarrgResult:
+def run_rarrg(inputs: RarrgInputs, progress: Progress = no_progress, *, image_encoder=None,
+              text_embedder=None, llm=None) -> RarrgResult:
+    """RA-RRG for one study with the models passed in (None: the role's built-in default)."""
     from workers.vrag.run import check_encoder, open_memory
 
-    if use_registry:
-        from workers.backends import registry
-        encoder = encoder or registry.image_encoder()
-        embedder = embedder or registry.text_embedder()
-        llm = llm if llm is not None else registry.llm()
+    encoder, embedder = image_encoder, text_embedder
     if encoder is None:
         from workers.backends.builtin import AppearanceDescriptorEncoder
         encoder = AppearanceDescriptorEncoder()

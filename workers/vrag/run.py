@@ -136,17 +136,12 @@ def _explanation(probe: Probe, report_says: str, disagreeing: list[dict], k: int
             f"{report_part}. Neighbours that disagree with the report: {names or 'none'}.")
 
 
-def run_vrag(inputs: VragInputs, progress: Progress = no_progress, *, encoder=None,
-             extractor=None, generator=None, llm=None, use_registry: bool = True) -> VragResult:
-    """V-RAG for one study. Roles not given come from the registry (``use_registry``)."""
+def run_vrag(inputs: VragInputs, progress: Progress = no_progress, *, image_encoder=None,
+             extractor=None, generator=None, llm=None) -> VragResult:
+    """V-RAG for one study with the models passed in (None: the role's built-in default)."""
     from workers.nlp import harm_of, parse_report
 
-    if use_registry:
-        from workers.backends import registry
-        encoder = encoder or registry.image_encoder()
-        extractor = extractor or registry.extractor()
-        generator = generator if generator is not None else registry.generator()
-        llm = llm if llm is not None else registry.llm()
+    encoder = image_encoder
     if encoder is None:
         from workers.backends.builtin import AppearanceDescriptorEncoder
         encoder = AppearanceDescriptorEncoder()

@@ -1,9 +1,12 @@
-"""How each pipeline stage reads its inputs from the database and writes its results back.
+"""Every stage of the pipeline, in order, in one table: its three parts and when it runs.
 
-A stage adapter has three parts: ``load(job)`` returns the plain inputs, ``compute(inputs,
-progress)`` is a pure function from ``workers``, and ``store(job, result)`` writes the
-results. ``store`` runs inside the transaction that also marks the job done. Study stages read
-``job.study``; site jobs read ``job.params``.
+A stage has three parts: ``load(job)`` reads the plain inputs from the database,
+``compute(inputs, models, progress)`` works on plain data with the models of the stage's roles
+(loaded on first use), and ``store(job, result)`` writes the results inside the transaction
+that also marks the job done. Study stages read ``job.study``; site jobs read ``job.params``.
+A stage's roles are its own plus those of the detectors it runs (workers.detectors), so a
+detector that needs a model sends its stage to the queue that serves that model. The runner
+treats every stage alike.
 """
 from __future__ import annotations
 
@@ -14,34 +17,76 @@ from radreview.calibration import stage as calibrate
 from radreview.dicomnet import pacs_import
 from radreview.library import text_stage as import_reference
 from radreview.modelroles import stage as probe_role
+from workers.detectors import stage_roles
+from workers.pipeline import StudyInputs, queue_for
 
 from . import audit, combine, image_import, ingest, radflag, rarrg, report, sample, vrag
 
 
+def _site_job(inputs: StudyInputs) -> bool:
+    return False
+
+
 @dataclass(frozen=True)
-class StageAdapter:
+class Stage:
+    name: str
     load: Callable[[Any], Any]
     compute: Callable[..., Any]
     store: Callable[[Any, Any], None]
+    own_roles: tuple[str, ...] = ()
+    applies: Callable[[StudyInputs], bool] = _site_job  # site jobs are started, not planned
+    description: str = ""
+
+    @property
+    def roles(self) -> tuple[str, ...]:
+        """The model roles the stage uses: they decide its queue and what ``compute`` gets."""
+        return tuple(dict.fromkeys(self.own_roles + stage_roles(self.name)))
+
+    @property
+    def queue(self) -> str:
+        return queue_for(self.roles)
 
 
-ADAPTERS: dict[str, StageAdapter] = {
-    "ingest": StageAdapter(ingest.load, ingest.compute, ingest.store),
-    "sample": StageAdapter(sample.load, sample.compute, sample.store),
-    "parse_report": StageAdapter(report.load, report.compute, report.store),
-    "radflag": StageAdapter(radflag.load, radflag.compute, radflag.store),
-    "vrag": StageAdapter(vrag.load, vrag.compute, vrag.store),
-    "rarrg": StageAdapter(rarrg.load, rarrg.compute, rarrg.store),
-    "audit": StageAdapter(audit.load, audit.compute, audit.store),
-    "combine": StageAdapter(combine.load, combine.compute, combine.store),
-    # Site jobs
-    "probe_role": StageAdapter(probe_role.load, probe_role.compute, probe_role.store),
-    "calibrate": StageAdapter(calibrate.load, calibrate.compute, calibrate.store),
-    import_reference.STAGE: StageAdapter(import_reference.load, import_reference.compute,
-                                         import_reference.store),
-    image_import.IMPORT_STAGE: StageAdapter(image_import.load, image_import.compute,
-                                            image_import.store),
-    image_import.REBUILD_STAGE: StageAdapter(image_import.rebuild_load,
-                                             image_import.rebuild_compute, image_import.store),
-    pacs_import.STAGE: StageAdapter(pacs_import.load, pacs_import.compute, pacs_import.store),
-}
+def _stage(name, module, roles, applies, description) -> Stage:
+    return Stage(name, module.load, module.compute, module.store, roles, applies, description)
+
+
+# The order of a study's stages. Generation comes before parsing (a drafted report is parsed
+# like an uploaded one); detectors come after parsing; the system combination comes last.
+STUDY_STAGES: tuple[Stage, ...] = (
+    _stage("ingest", ingest, (), lambda s: s.has_images, "Decode images and make previews"),
+    _stage("sample", sample, ("generator", "image_encoder"),
+           lambda s: s.has_images and not s.has_samples,
+           "RadFlag: draft the candidate (when no report was uploaded) and the n samples"),
+    _stage("parse_report", report, (), lambda s: s.will_have_report,
+           "Split the report into sentences; find each sentence's findings"),
+    _stage("radflag", radflag, (), lambda s: s.has_samples or s.has_images,
+           "RadFlag: each sentence's support among the samples; sentence and report flags"),
+    _stage("audit", audit, ("text_embedder",), lambda s: s.will_have_report,
+           "Audit the report's text: three-stage correction, consistency judge, comparisons"),
+    _stage("vrag", vrag, (), lambda s: s.has_images,
+           "V-RAG: probe the report's findings against the most similar reference images"),
+    _stage("rarrg", rarrg, (), lambda s: s.has_images,
+           "RA-RRG: key phrases of similar reference images; a draft; unsupported sentences"),
+    _stage("combine", combine, ("text_embedder",), lambda s: s.will_have_report,
+           "Combine every detector's detections into the flags the radiologist reviews"),
+)
+
+SITE_STAGES: tuple[Stage, ...] = (
+    Stage("probe_role", probe_role.load, probe_role.compute, probe_role.store),
+    Stage("calibrate", calibrate.load, calibrate.compute, calibrate.store, ("llm",)),
+    Stage(import_reference.STAGE, import_reference.load, import_reference.compute,
+          import_reference.store),
+    Stage(image_import.IMPORT_STAGE, image_import.load, image_import.compute,
+          image_import.store),
+    Stage(image_import.REBUILD_STAGE, image_import.rebuild_load, image_import.rebuild_compute,
+          image_import.store),
+    Stage(pacs_import.STAGE, pacs_import.load, pacs_import.compute, pacs_import.store),
+)
+
+STAGES: dict[str, Stage] = {stage.name: stage for stage in STUDY_STAGES + SITE_STAGES}
+
+
+def plan(inputs: StudyInputs) -> list[Stage]:
+    """The stages a study goes through, in order."""
+    return [stage for stage in STUDY_STAGES if stage.applies(inputs)]

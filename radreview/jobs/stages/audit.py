@@ -1,5 +1,6 @@
-"""Audit stage: the text detectors (three-stage correction, judge, comparative) on the audited
-report, with the reference library for external retrieval.
+"""Audit stage: every detector declared for the "audit" stage (workers.detectors: the
+three-stage correction, the judge, comparisons without a prior, and any a site adds) on one
+reading of the audited report, with the reference library for external retrieval.
 
 Stores each detector's raw detections (``review.services.store_detections``); a raw row is
 ``flagged`` when its own confidence reaches ``RAW_FLAG_CONFIDENCE`` (what the review page shows
@@ -13,9 +14,11 @@ from radreview.jobs.models import Job
 from radreview.library import text_library
 from radreview.review.services import store_detections
 from workers import pipeline
+from workers.detectors import in_stage
 from workers.library.text import TextLibrary
 from workers.types import Detection
 
+STAGE = "audit"
 RAW_FLAG_CONFIDENCE = 0.5
 
 
@@ -37,15 +40,18 @@ def load(job) -> AuditInputs:
     return AuditInputs(report.text, bool(job.study.has_prior), library)
 
 
-def compute(inputs: AuditInputs, progress) -> dict[str, list[Detection]]:
-    from workers.backends import registry
-    from workers.correction.audit import audit_text
+def compute(inputs: AuditInputs, models, progress) -> dict[str, list[Detection]]:
+    from workers.judge.context import ReportContext  # noqa: PLC0415 - defer spaCy
 
+    context = ReportContext(inputs.text, library=inputs.library, has_prior=inputs.has_prior)
     progress(0.1, "retrieving similar reports")
-    audit = audit_text(inputs.text, library=inputs.library, has_prior=inputs.has_prior,
-                       llm=registry.llm(), extractor=registry.extractor())
-    progress(1.0, f"{sum(len(d) for d in audit.detections.values())} detections")
-    return audit.detections
+    detectors = in_stage(STAGE)
+    found: dict[str, list[Detection]] = {}
+    for done, spec in enumerate(detectors, 1):
+        found[spec.name] = list(spec.run(context, models, pipeline.no_progress))
+        progress(0.1 + 0.9 * done / len(detectors), f"{spec.short_label} done")
+    progress(1.0, f"{sum(len(d) for d in found.values())} detections")
+    return found
 
 
 def store(job, detections: dict[str, list[Detection]]) -> None:

@@ -19,11 +19,8 @@ from radreview.review.selectors import as_worker_detection
 from radreview.review.services import store_detections
 from workers import pipeline
 from workers.combine import CombinationConfig, DetectorOutput
+from workers.detectors import DETECTORS, in_stage
 from workers.types import Detection
-
-# Which detectors a finished stage ran (a detector that ran and found nothing still votes).
-STAGE_DETECTORS = {"audit": ("correction", "judge", "comparative"), "radflag": ("radflag",),
-                   "vrag": ("vrag",), "rarrg": ("rarrg",)}
 
 
 @dataclass(frozen=True)
@@ -39,33 +36,40 @@ def load(job) -> CombineInputs:
     report = study.audited_report
     if report is None:
         raise pipeline.StageError("This study has no report to combine detections on.")
-    # a stage that skipped (no image memory, no samples) examined nothing: no vote
-    ran = {d for job_row in study.jobs.filter(state=Job.State.DONE)
+    # A detector that ran and found nothing still votes; a stage that skipped (no image
+    # memory, no samples) examined nothing: no vote.
+    ran = {spec.name for job_row in study.jobs.filter(state=Job.State.DONE)
            if not (isinstance(job_row.result, dict) and job_row.result.get("skipped"))
-           for d in STAGE_DETECTORS.get(job_row.stage, ())}
-    rows: dict[str, list[tuple[int, Detection]]] = {name: [] for name in ran}
+           for spec in in_stage(job_row.stage)}
+    rows: dict[str, list[tuple[int, Detection]]] = {name: [] for name in DETECTORS
+                                                    if name in ran}
     for row in report.detections.exclude(detector=DetectionRow.COMBINED).order_by("id"):
         rows.setdefault(row.detector, []).append((row.pk, as_worker_detection(row)))
     if study.has_prior:
-        rows.pop("comparative", None)  # it did not look: there is a prior to compare with
+        # they did not look: there is a prior to compare with
+        for spec in DETECTORS.values():
+            if spec.needs_no_prior:
+                rows.pop(spec.name, None)
     sentences = dict(report.sentences.values_list("index", "text"))
     return CombineInputs(combination_config(), sentences, rows, bool(study.has_prior))
 
 
-# Detectors that look for one kind of error only: their silence is no vote on other errors.
-SINGLE_PURPOSE = {"comparative"}
+def _single_purpose(name: str) -> bool:
+    """A detector that looks for one kind of error only: its silence is no vote on others.
+    A row of a detector no longer declared counts as a general one."""
+    spec = DETECTORS.get(name)
+    return spec is not None and spec.single_purpose
 
 
-def compute(inputs: CombineInputs, progress):
+def compute(inputs: CombineInputs, models, progress):
     if inputs.config is None:
         return None
-    from workers.backends import registry
     from workers.combine import combine
     from workers.library.vectors import SentenceVectors
 
-    outputs = [DetectorOutput(name, [d for _, d in found], single_purpose=name in SINGLE_PURPOSE)
+    outputs = [DetectorOutput(name, [d for _, d in found], single_purpose=_single_purpose(name))
                for name, found in inputs.rows.items()]
-    embed = SentenceVectors(registry.text_embedder()).embed
+    embed = SentenceVectors(models["text_embedder"]).embed
     results = combine(outputs, inputs.config, embed, inputs.sentences)
     progress(1.0, f"{sum(r.flagged for r in results)} of {len(results)} flagged")
     return [(r.detection, [inputs.rows[name][j][0] for name, j in r.members], r.flagged)

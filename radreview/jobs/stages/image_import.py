@@ -22,7 +22,7 @@ def load(job: Job) -> dict:
     return dict(job.params)
 
 
-def compute(params: dict, progress) -> dict:
+def compute(params: dict, models, progress) -> dict:
     from radreview.library.image_import import ImportRefused, run_import
     from radreview.library.upload import unpack_archive
     from workers.pipeline import StageError
@@ -54,7 +54,7 @@ def rebuild_load(job: Job) -> dict:
     return dict(job.params)
 
 
-def rebuild_compute(params: dict, progress) -> dict:
+def rebuild_compute(params: dict, models, progress) -> dict:
     from radreview.library import image_memory
 
     memory = image_memory.rebuild(progress)

@@ -51,12 +51,13 @@ def skipped(job, reason: str) -> None:
                  detail={"stage": job.stage, "reason": reason[:500]})
 
 
-def run_or_skip(run, inputs, progress):
-    """``run(inputs, progress)``, or ``{"skipped": why}`` when the memory cannot serve."""
+def run_or_skip(run, inputs, models, progress):
+    """``run(inputs, models, progress)``, or ``{"skipped": why}`` when the memory cannot
+    serve."""
     from workers.vrag.run import MemoryUnavailable
 
     try:
-        return run(inputs, progress)
+        return run(inputs, models, progress)
     except MemoryUnavailable as exc:
         progress(1.0, "skipped")
         return {"skipped": exc.message}

@@ -13,7 +13,7 @@ def load(job) -> list[pipeline.ImageToIngest]:
     ]
 
 
-def compute(images: list[pipeline.ImageToIngest], progress) -> list[pipeline.IngestedImage]:
+def compute(images: list[pipeline.ImageToIngest], models, progress) -> list[pipeline.IngestedImage]:
     return pipeline.ingest(images, progress)
 
 

@@ -13,6 +13,7 @@ from radreview.jobs.models import Job
 from radreview.review.services import store_detections
 from radreview.studies.models import Report, Sentence
 from workers import pipeline
+from workers.detectors.builtin import RADFLAG
 from workers.radflag import stages
 from workers.radflag.flags import SentenceInfo
 
@@ -32,8 +33,8 @@ def load(job) -> stages.RadFlagInputs:
     return stages.RadFlagInputs(sentences, samples, calibration.active_thresholds())
 
 
-def compute(inputs: stages.RadFlagInputs, progress) -> stages.RadFlagResult:
-    return stages.radflag(inputs, progress)
+def compute(inputs: stages.RadFlagInputs, models, progress) -> stages.RadFlagResult:
+    return RADFLAG.run(inputs, models, progress)
 
 
 def store(job, result: stages.RadFlagResult) -> None:

@@ -7,6 +7,7 @@ from django.conf import settings
 from radreview.library.models import StudyRetrieval
 from radreview.review.services import store_detections
 from radreview.studies.models import Report
+from workers.detectors.builtin import RARRG
 
 from .images import (index_dir, memory_options, query_images, run_or_skip, skipped,
                      with_thumbnail)
@@ -31,10 +32,8 @@ def load(job):
         memory_options=memory_options())
 
 
-def compute(inputs, progress):
-    from workers.rarrg import run_rarrg
-
-    return run_or_skip(run_rarrg, inputs, progress)
+def compute(inputs, models, progress):
+    return run_or_skip(RARRG.run, inputs, models, progress)
 
 
 def store(job, result) -> None:

@@ -18,7 +18,7 @@ def load(job) -> str:
     return report.text
 
 
-def compute(text: str, progress) -> list[pipeline.ParsedSentence]:
+def compute(text: str, models, progress) -> list[pipeline.ParsedSentence]:
     return pipeline.parse_report(text, progress)
 
 

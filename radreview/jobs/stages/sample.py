@@ -29,8 +29,11 @@ def load(job) -> stages.SampleInputs:
     )
 
 
-def compute(inputs: stages.SampleInputs, progress) -> stages.SampleResult:
-    return stages.sample(inputs, progress)
+def compute(inputs: stages.SampleInputs, models, progress) -> stages.SampleResult:
+    generator = models["generator"]
+    # the image encoder serves the built-in retrieval generator only
+    encoder = models["image_encoder"] if generator is None else None
+    return stages.sample(inputs, progress, generator=generator, image_encoder=encoder)
 
 
 def store(job, result: stages.SampleResult) -> None:

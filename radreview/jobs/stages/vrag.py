@@ -8,6 +8,7 @@ from radreview.library.models import StudyRetrieval
 from radreview.review.services import store_detections
 from radreview.studies.models import Report
 from workers import pipeline
+from workers.detectors.builtin import VRAG
 
 from .images import (index_dir, link_detections, memory_options, query_images, run_or_skip,
                      skipped, with_thumbnail)
@@ -26,10 +27,8 @@ def load(job):
                       memory_options=memory_options())
 
 
-def compute(inputs, progress):
-    from workers.vrag import run_vrag
-
-    return run_or_skip(run_vrag, inputs, progress)
+def compute(inputs, models, progress):
+    return run_or_skip(VRAG.run, inputs, models, progress)
 
 
 def store(job, result) -> None:

@@ -226,14 +226,15 @@ def test_a_server_folder_import_and_a_rebuild_run_as_site_jobs(admin_client_, tm
 
 
 def test_image_stages_skip_and_say_why_when_the_memory_cannot_serve(radiologist_client):
-    from radreview.jobs.stages import ADAPTERS
+    from radreview.jobs.stages import STAGES
+    from workers.pipeline import RoleModels
 
     study, image = study_with_image()
     factories.make_report(study, "FINDINGS: Small left pleural effusion.")
     for order, stage in enumerate(("vrag", "rarrg")):
         job = Job.objects.create(study=study, stage=stage, order=order, state=Job.State.RUNNING)
-        adapter = ADAPTERS[stage]
-        result = adapter.compute(adapter.load(job), lambda *a: None)
+        adapter = STAGES[stage]
+        result = adapter.compute(adapter.load(job), RoleModels(adapter.roles), lambda *a: None)
         assert result["skipped"].startswith("The image memory is empty")
         adapter.store(job, result)
         job.refresh_from_db()

@@ -46,7 +46,7 @@ def answer(value) -> Reply:
 
 def run_with(server) -> object:
     registry.configure({"llm": f"openai:{server.url}?model=judge-7b&retries=0"})
-    return radflag(RadFlagInputs(SENTENCES, SAMPLES, THRESHOLDS))
+    return radflag(RadFlagInputs(SENTENCES, SAMPLES, THRESHOLDS), llm=registry.llm())
 
 
 def test_valid_lists_give_support_verdicts_and_reasons():

@@ -51,7 +51,8 @@ def test_tiny_vlm_drafts_the_candidate_and_the_samples_in_one_batched_call(tiny_
 
     monkeypatch.setattr(model.model, "generate", counting)
     progress = []
-    result = sample(inputs(images), lambda fraction, note="": progress.append(fraction))
+    result = sample(inputs(images), lambda fraction, note="": progress.append(fraction),
+                    generator=model)
     assert result.source == "tiny-llava" and not result.skipped
     assert result.candidate is not None and result.candidate.text and result.candidate.temperature == 0.1
     assert [s.sample_index for s in result.samples] == [0, 1, 2, 3]
@@ -64,7 +65,7 @@ def test_tiny_vlm_drafts_the_candidate_and_the_samples_in_one_batched_call(tiny_
 
 def test_with_an_uploaded_report_only_the_samples_are_drafted(tiny_vlm_dir, images):
     registry.configure({"generator": f"transformers:{tiny_vlm_dir}?device={tiny.DEVICE}"})
-    result = sample(inputs(images, need_candidate=False, n=3))
+    result = sample(inputs(images, need_candidate=False, n=3), generator=registry.generator())
     assert result.candidate is None and len(result.samples) == 3
 
 
@@ -76,7 +77,7 @@ def test_openai_compatible_server_gets_the_images_and_n_in_one_request(images):
     with FakeServer() as server:
         server.script = script
         registry.configure({"generator": f"openai:{server.url}?model=cxr-gen&retries=0"})
-        result = sample(inputs(images, n=10))
+        result = sample(inputs(images, n=10), generator=registry.generator())
     assert result.source == "cxr-gen"
     assert result.candidate.text == "FINDINGS: Sample 0 at 0.1."
     assert [s.text for s in result.samples] == [f"FINDINGS: Sample {i} at 1.0." for i in range(10)]
@@ -94,7 +95,7 @@ def test_a_server_returning_fewer_choices_is_topped_up_to_n(images):
         server.script = lambda body: Reply(body=completion(*["FINDINGS: Clear."] * min(body["n"], 2)))
         registry.configure({"generator": f"openai:{server.url}?model=cxr-gen&retries=0"})
         # The backend tops a short reply up with single requests; each of those returns one.
-        result = sample(inputs(images, n=5))
+        result = sample(inputs(images, n=5), generator=registry.generator())
     assert len(result.samples) == 5
 
 
@@ -122,7 +123,7 @@ def test_the_builtin_retrieval_generator_is_called_with_the_index_dir(images, mo
         def generate(self, images, prompt, *, temperature, n, max_tokens=256):
             return [f"FINDINGS: neighbour {i} at {temperature}." for i in range(n)]
 
-    def load_builtin_generator(index_dir):
+    def load_builtin_generator(index_dir, encoder=None):
         seen["index_dir"] = index_dir
         if not index_dir.name:
             raise StageError("The image memory is empty: import a reference library first.")
@@ -146,7 +147,7 @@ def test_a_generator_returning_the_wrong_number_of_samples_fails_plainly(images,
             return ["FINDINGS: Clear."] * (n - 1 if n > 1 else 1)
 
     module = types.ModuleType("workers.rarrg.generator")
-    module.load_builtin_generator = lambda index_dir: Short()
+    module.load_builtin_generator = lambda index_dir, encoder=None: Short()
     monkeypatch.setitem(sys.modules, "workers.rarrg.generator", module)
     with pytest.raises(StageError, match="short-gen returned 3 samples; 4 were asked for"):
         sample(inputs(images))

@@ -24,7 +24,7 @@ def query_file(tmp_path, source, name: str, seed: int = 0) -> QueryImage:
 
 def run(index_dir, images, report=None, embedder=None, **options):
     return run_rarrg(RarrgInputs(str(index_dir), tuple(images), report, **options),
-                     encoder=ENCODER, embedder=embedder, use_registry=False)
+                     image_encoder=ENCODER, text_embedder=embedder)
 
 
 def test_the_draft_comes_from_the_phrases_of_similar_images_and_unsupported_sentences_flag(

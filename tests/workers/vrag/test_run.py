@@ -33,8 +33,8 @@ def query(tmp_path, studies, index=1) -> tuple[QueryImage, ...]:
 
 
 def run(index_dir, images, report, **roles):
-    return run_vrag(VragInputs(str(index_dir), report, images), encoder=ENCODER,
-                    extractor=RuleExtractor(), use_registry=False, **roles)
+    return run_vrag(VragInputs(str(index_dir), report, images), image_encoder=ENCODER,
+                    extractor=RuleExtractor(), **roles)
 
 
 def test_each_entity_whose_probe_disagrees_with_the_report_is_flagged(reference_library,

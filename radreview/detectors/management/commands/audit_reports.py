@@ -34,6 +34,7 @@ class Command(BaseCommand):
         from radreview.library import text_library
         from workers.backends import registry
         from workers.combine import CombinationConfig
+        from workers.detectors import DETECTORS
         from workers.correction import batch
         from workers.library.records import RecordError
         from workers.nlp import extract_findings
@@ -72,7 +73,7 @@ class Command(BaseCommand):
             if not quiet:
                 self.stderr.write("The site's system combination is switched off; the batch "
                                   "combines with the default settings.")
-            config = CombinationConfig()
+            config = CombinationConfig(order=tuple(DETECTORS))
         embed = library.sentence_vectors.embed
         # counted and loaded now, so that the audit's figures are the audit's
         library.stats  # noqa: B018
