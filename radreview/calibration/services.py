@@ -20,6 +20,7 @@ from radreview.jobs import services as jobs
 from radreview.jobs.models import Job
 from radreview.studies.storage import write_media_atomically
 from workers import pipeline
+from workers.detectors.builtin import RADFLAG
 from workers.radflag import calibration as crc
 from workers.radflag.flags import FlagOutcome, Thresholds
 
@@ -194,7 +195,7 @@ def record_study_result(study, report, thresholds: Thresholds, outcome: FlagOutc
     })
     if outcome.report_flagged:
         record_event("report_flagged", study=study, detail={
-            "detector": "radflag", "flagged_sentences": outcome.flagged_sentences,
+            "detector": RADFLAG.name, "flagged_sentences": outcome.flagged_sentences,
             "lambda2": outcome.lambda2, "calibration": thresholds.calibration_id,
         })
     return row

@@ -16,9 +16,11 @@ from rest_framework.views import APIView
 from radreview.audit.services import record_event
 from radreview.studies.models import Study
 from radreview.studies.selectors import study_with_everything
+from workers.detectors import DETECTORS, evidence_schema
 
 from . import selectors, services
 from .exports import BUILDERS
+from .labels import label_of
 from .models import Decision, Detection, SignOff
 
 
@@ -35,14 +37,18 @@ class ReadOrRadiologist(BasePermission):
 # --- serializers -----------------------------------------------------------------------------
 
 
+EVIDENCE_HELP = "The detector's evidence; GET /api/detectors/ gives each detector's schema"
+
+
 class SourceSerializer(serializers.Serializer):
     id = serializers.IntegerField(source="detection.pk")
     detector = serializers.CharField()
+    label = serializers.CharField(help_text="The detector as a radiologist reads it")
     explanation = serializers.CharField()
     harm = serializers.CharField()
     confidence = serializers.FloatField()
     suggestion = serializers.CharField(allow_null=True)
-    evidence = serializers.JSONField()
+    evidence = serializers.JSONField(help_text=EVIDENCE_HELP)
 
 
 class MemberFigureSerializer(serializers.Serializer):
@@ -128,12 +134,16 @@ class DetectionSerializer(serializers.ModelSerializer):
     sources = serializers.PrimaryKeyRelatedField(many=True, read_only=True)
     is_flag = serializers.SerializerMethodField(help_text="Whether the review page shows it as a flag")
     sentence_number = serializers.SerializerMethodField(help_text=SENTENCE_NUMBER)
+    label = serializers.SerializerMethodField(help_text="The detector as a radiologist reads it")
 
     class Meta:
         model = Detection
-        fields = ["id", "sentence_index", "sentence_number", "start", "end", "detector",
+        fields = ["id", "sentence_index", "sentence_number", "start", "end", "detector", "label",
                   "explanation", "harm", "confidence", "evidence", "suggestion", "flagged",
                   "is_flag", "sources", "prompt_version", "model_name"]
+
+    def get_label(self, detection) -> str:
+        return label_of(detection.detector)
 
     def get_sentence_number(self, detection) -> int:
         return detection.sentence_index + 1
@@ -369,7 +379,31 @@ class ExportView(ReviewBase):
         return response
 
 
+class DetectorSerializer(serializers.Serializer):
+    name = serializers.CharField(help_text='The value of a detection\'s "detector"')
+    label = serializers.CharField(help_text="The detector as a radiologist reads it")
+    description = serializers.CharField()
+    stage = serializers.CharField(help_text="The pipeline stage that runs it")
+    roles = serializers.ListField(child=serializers.CharField(), help_text="Model roles it uses")
+    scope = serializers.CharField(help_text="general, or single-purpose: its silence is no vote "
+                                            "on other errors in the system combination")
+    evidence_schema = serializers.SerializerMethodField(help_text="JSON schema of its evidence")
+
+    def get_evidence_schema(self, spec) -> dict:
+        return evidence_schema(spec)
+
+
+class DetectorsView(APIView):
+    permission_classes = [ReadOrRadiologist]
+
+    @extend_schema(responses=DetectorSerializer(many=True),
+                   summary="The detectors, their labels and the schema of their evidence")
+    def get(self, request):
+        return Response(DetectorSerializer(list(DETECTORS.values()), many=True).data)
+
+
 urlpatterns = [
+    path("detectors/", DetectorsView.as_view(), name="api-detectors"),
     path("studies/<int:pk>/review/", ReviewView.as_view(), name="api-review"),
     path("studies/<int:pk>/sentences/", SentencesView.as_view(), name="api-review-sentences"),
     path("studies/<int:pk>/detections/", DetectionsView.as_view(), name="api-review-detections"),
