@@ -22,7 +22,6 @@ from django.utils import timezone
 
 from radreview.audit.services import record_event
 from radreview.studies.models import Study
-
 from workers.pipeline import RoleModels
 
 from . import services

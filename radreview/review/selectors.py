@@ -285,14 +285,15 @@ def _judge_extra(detection: Detection, evidence: dict, context: dict[str, Any]) 
 
 def _vrag_extra(detection: Detection, evidence: dict, context: dict[str, Any]) -> dict:
     return {"neighbours": [
-        {**n, "thumbnail": n.get("thumbnail_url") if same_site_path(n.get("thumbnail_url")) else None}
+        {**n, "thumbnail": n["thumbnail_url"] if same_site_path(n.get("thumbnail_url")) else None}
         for n in evidence.get("neighbours", []) if isinstance(n, dict)
     ]}
 
 
 # What an evidence template needs beyond the evidence itself, for the detectors whose
 # template reads more (sample texts, a word diff, a related sentence, thumbnails).
-TEMPLATE_EXTRAS = {builtin.RADFLAG.name: _radflag_extra, builtin.CORRECTION.name: _correction_extra,
+TEMPLATE_EXTRAS = {builtin.RADFLAG.name: _radflag_extra,
+                   builtin.CORRECTION.name: _correction_extra,
                    builtin.JUDGE.name: _judge_extra, builtin.VRAG.name: _vrag_extra}
 
 

@@ -66,12 +66,13 @@ DEFAULT_RULES = (
 @dataclass(frozen=True)
 class CombinationConfig:
     """``weights``: each detector's relative weight (1 when not listed); ``order``: the fold
-    order (detectors not listed are folded after, in the order they are given — the callers
-    give them in the order workers.detectors declares them); ``similarity_threshold``: the least cosine similarity of
-    two explanations for their detections to be aligned; ``flag_threshold``: the least
-    combined confidence of a flag; ``rules``: the site's false-positive filters;
-    ``calibration``: the active calibration of the combined score (workers.combine.calibration)
-    — when set, its probability and display threshold replace ``flag_threshold``."""
+    order (detectors not listed are folded after, in the order they are given: the callers give
+    them in the order workers.detectors declares them); ``similarity_threshold``: the least
+    cosine similarity of two explanations for their detections to be aligned;
+    ``flag_threshold``: the least combined confidence of a flag; ``rules``: the site's
+    false-positive filters; ``calibration``: the active calibration of the combined score
+    (workers.combine.calibration) — when set, its probability and display threshold replace
+    ``flag_threshold``."""
 
     weights: dict[str, float] = field(default_factory=dict)
     order: tuple[str, ...] = ()

@@ -8,9 +8,22 @@
 Plain Python, no Django; the method packages load only when a detector runs.
 """
 from . import builtin  # noqa: F401 - declares the built-in detectors
-from .spec import (DETECTORS, GENERAL, GENERIC_TEMPLATE, SINGLE_PURPOSE, DetectorError,
-                   DetectorSpec, Models, dataclass_schema, evidence_schema, in_stage,
-                   load_plugins, register, stage_roles, unregister)
+from .spec import (
+    DETECTORS,
+    GENERAL,
+    GENERIC_TEMPLATE,
+    SINGLE_PURPOSE,
+    DetectorError,
+    DetectorSpec,
+    Models,
+    dataclass_schema,
+    evidence_schema,
+    in_stage,
+    load_plugins,
+    register,
+    stage_roles,
+    unregister,
+)
 
 __all__ = [
     "DETECTORS", "GENERAL", "GENERIC_TEMPLATE", "SINGLE_PURPOSE", "DetectorError",

@@ -10,8 +10,14 @@ from __future__ import annotations
 
 import weakref
 
-from .evidence import (ComparativeEvidence, CorrectionEvidence, JudgeEvidence, RadFlagEvidence,
-                       RarrgEvidence, VragEvidence)
+from .evidence import (
+    ComparativeEvidence,
+    CorrectionEvidence,
+    JudgeEvidence,
+    RadFlagEvidence,
+    RarrgEvidence,
+    VragEvidence,
+)
 from .spec import GENERAL, SINGLE_PURPOSE, DetectorSpec, register
 
 # id(context) → its rule checks, forgotten with the context (a ReportContext is unhashable)

@@ -10,8 +10,9 @@ import dataclasses
 import importlib
 import types
 import typing
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any
 
 #: The detector's silence on a sentence is a vote that the sentence is right.
 GENERAL = "general"

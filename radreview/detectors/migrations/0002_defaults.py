@@ -17,7 +17,8 @@ def seed(apps, schema_editor):
         pk=1, defaults={"similarity_threshold": config.DEFAULT_SIMILARITY_THRESHOLD,
                         "flag_threshold": config.DEFAULT_FLAG_THRESHOLD})
     for order, name in enumerate(DETECTOR_ORDER):
-        DetectorWeight.objects.get_or_create(detector=name, defaults={"order": order, "weight": 1.0})
+        DetectorWeight.objects.get_or_create(detector=name,
+                                             defaults={"order": order, "weight": 1.0})
     for order, rule in enumerate(config.DEFAULT_RULES):
         FilterRule.objects.get_or_create(
             name=rule.name, defaults={"kind": rule.kind, "order": order, "metric": rule.metric,

@@ -10,8 +10,9 @@ treats every stage alike.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from radreview.calibration import stage as calibrate
 from radreview.dicomnet import pacs_import

@@ -18,8 +18,9 @@ from radreview.review.models import Detection as DetectionRow
 from radreview.review.selectors import as_worker_detection
 from radreview.review.services import store_detections
 from workers import pipeline
-from workers.combine import CombinationConfig, DetectorOutput
+from workers.combine import CombinationConfig, DetectorOutput, combine
 from workers.detectors import DETECTORS, in_stage
+from workers.library.vectors import SentenceVectors
 from workers.types import Detection
 
 
@@ -64,9 +65,6 @@ def _single_purpose(name: str) -> bool:
 def compute(inputs: CombineInputs, models, progress):
     if inputs.config is None:
         return None
-    from workers.combine import combine
-    from workers.library.vectors import SentenceVectors
-
     outputs = [DetectorOutput(name, [d for _, d in found], single_purpose=_single_purpose(name))
                for name, found in inputs.rows.items()]
     embed = SentenceVectors(models["text_embedder"]).embed
