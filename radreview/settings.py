@@ -378,6 +378,9 @@ if CELERY_BROKER_URL.startswith("filesystem"):
         "processed_folder": str(BROKER_DIR / "processed"),
         "control_folder": str(BROKER_DIR / "control"),
         "store_processed": False,
+        # An idle worker looks for a new message this often (kombu's default is every second,
+        # which an upload waited out before its first stage started); a look is one listdir.
+        "polling_interval": float(os.environ.get("RADREVIEW_BROKER_POLL_SECONDS", "0.05")),
     }
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
