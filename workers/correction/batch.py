@@ -26,8 +26,9 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from workers.combine import CombinationConfig, combine
-from workers.correction.audit import TextAudit, audit_text
+from workers.correction.three_stage import DETECTOR as CORRECTION
 from workers.correction.three_stage import apply_suggestion
+from workers.detectors.text import TextAudit, audit_text
 from workers.judge.context import DEFAULT_NEIGHBOURS
 from workers.library.records import RecordError, compose_report, read_jsonl_reports
 from workers.library.text import LibraryEntry, TextLibrary
@@ -100,9 +101,10 @@ def _primary(results):
 def _audit(record: dict, library: TextLibrary | None, llm, extractor, k: int,
            neighbours: list | None = None) -> TextAudit:
     has_prior = record.get("has_prior")
-    return audit_text(record["report"], library=library, external_id=str(record["id"]),
+    return audit_text(record["report"], models={"llm": llm, "extractor": extractor},
+                      library=library, external_id=str(record["id"]),
                       has_prior=has_prior if isinstance(has_prior, bool) else None,
-                      llm=llm, extractor=extractor, k=k, neighbours=neighbours)
+                      k=k, neighbours=neighbours)
 
 
 def output_line(record: dict, audit: TextAudit, config: CombinationConfig, embed) -> dict:
@@ -120,8 +122,10 @@ def output_line(record: dict, audit: TextAudit, config: CombinationConfig, embed
         index = primary.detection.sentence_index
         sentence = audit.context.sentence(index)
         line["error_sentence"] = sentence.text
-        correction = audit.correction
-        if correction.sentence_index == index and correction.suggestion is not None:
+        # the correction's own choice (its stage 2 ranks it first) speaks for its sentence
+        correction = next(iter(audit.detections.get(CORRECTION, [])), None)
+        if (correction is not None and correction.sentence_index == index
+                and correction.suggestion is not None):
             suggestion = correction.suggestion
         else:
             suggestion = primary.detection.suggestion

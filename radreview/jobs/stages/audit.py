@@ -14,11 +14,10 @@ from radreview.jobs.models import Job
 from radreview.library import text_library
 from radreview.review.services import store_detections
 from workers import pipeline
-from workers.detectors import in_stage
+from workers.detectors.text import audit_text
 from workers.library.text import TextLibrary
 from workers.types import Detection
 
-STAGE = "audit"
 RAW_FLAG_CONFIDENCE = 0.5
 
 
@@ -41,15 +40,9 @@ def load(job) -> AuditInputs:
 
 
 def compute(inputs: AuditInputs, models, progress) -> dict[str, list[Detection]]:
-    from workers.judge.context import ReportContext  # noqa: PLC0415 - defer spaCy
-
-    context = ReportContext(inputs.text, library=inputs.library, has_prior=inputs.has_prior)
     progress(0.1, "retrieving similar reports")
-    detectors = in_stage(STAGE)
-    found: dict[str, list[Detection]] = {}
-    for done, spec in enumerate(detectors, 1):
-        found[spec.name] = list(spec.run(context, models, pipeline.no_progress))
-        progress(0.1 + 0.9 * done / len(detectors), f"{spec.short_label} done")
+    found = audit_text(inputs.text, models=models, library=inputs.library,
+                       has_prior=inputs.has_prior).detections
     progress(1.0, f"{sum(len(d) for d in found.values())} detections")
     return found
 

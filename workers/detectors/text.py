@@ -1,0 +1,46 @@
+"""The text audit of one report outside the pipeline (the batch audit, benchmarks): every
+detector declared for the "audit" stage over one shared ``ReportContext``, with their scopes
+for the system combination. The audit stage runs the same detectors on the same context."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from workers.combine import DetectorOutput
+from workers.judge.context import DEFAULT_NEIGHBOURS, ReportContext
+from workers.library.text import TextLibrary
+from workers.pipeline import no_progress
+from workers.types import Detection
+
+from .spec import Models, in_stage
+
+STAGE = "audit"
+
+
+@dataclass(frozen=True)
+class TextAudit:
+    context: ReportContext
+    detections: dict[str, list[Detection]]
+
+    def outputs(self) -> list[DetectorOutput]:
+        """The detectors that looked, with their scopes, for ``workers.combine.combine``. One
+        that needs a study with no prior did not look unless the study is known to have none."""
+        return [DetectorOutput(spec.name, self.detections[spec.name],
+                               single_purpose=spec.single_purpose)
+                for spec in in_stage(STAGE)
+                if spec.name in self.detections
+                and not (spec.needs_no_prior and self.context.has_prior is not False)]
+
+
+def audit_text(text: str, *, models: Models | None = None, library: TextLibrary | None = None,
+               external_id: str | None = None, has_prior: bool | None = None,
+               k: int = DEFAULT_NEIGHBOURS, neighbours: list | None = None) -> TextAudit:
+    """Run the audit stage's detectors on ``text``. ``models``: role → model (a role left out
+    is its built-in default); ``external_id``: the report's id in the library's source (its
+    library copy is never used); ``has_prior``: whether the study has a prior exam (None:
+    unknown); ``neighbours``: the similar reports when the caller retrieved them already."""
+    ctx = ReportContext(text, library=library, external_id=external_id, has_prior=has_prior, k=k)
+    if neighbours is not None:
+        ctx.neighbours = neighbours  # fills the cached property
+    models = models or {}
+    return TextAudit(ctx, {spec.name: list(spec.run(ctx, models, no_progress))
+                           for spec in in_stage(STAGE)})
