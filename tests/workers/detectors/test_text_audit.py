@@ -1,0 +1,55 @@
+"""The text audit outside the pipeline runs whatever the audit stage declares: a detector
+registered for it shows in the batch audit's output (audit_reports) with no other change."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tests.workers.library.fakes import HashEmbedder
+from workers.combine import CombinationConfig
+from workers.correction import batch
+from workers.detectors import GENERAL, DetectorSpec, register, unregister
+from workers.detectors.text import audit_text
+from workers.library.vectors import SentenceVectors
+from workers.types import Detection
+
+REPORT = "FINDINGS: Heart size is normal. The spleen is enlarged. No pleural effusion."
+
+
+@dataclass(frozen=True)
+class Organ:
+    organ: str
+
+
+def spleens(ctx, models, progress):
+    return [Detection(s.index, s.start, s.end, "spleen_finder", "Not on a chest film.",
+                      "medium", 1.0, evidence={"organ": "spleen"})
+            for s in ctx.parsed.sentences if "spleen" in s.text.lower()]
+
+
+TOY = DetectorSpec(name="spleen_finder", label="Spleen finder", stage="audit", roles=(),
+                   scope=GENERAL, evidence=Organ, run=spleens)
+
+
+def test_a_detector_registered_for_the_audit_stage_is_in_the_batch_output():
+    register(TOY)
+    try:
+        record = {"id": "r1", "report": REPORT}
+        embed = SentenceVectors(HashEmbedder()).embed
+        (line,) = batch.audit_records([record], library=None, config=CombinationConfig(),
+                                      embed=embed)
+    finally:
+        unregister(TOY.name)
+    assert line["has_error"] is True
+    assert line["error_sentence"] == "The spleen is enlarged."
+    (combined,) = [d for d in line["detections"] if d["sentence_index"] == 1]
+    assert [s["detector"] for s in combined["sources"]] == ["spleen_finder"]
+    assert combined["sources"][0]["evidence"] == {"organ": "spleen"}
+
+
+def test_a_no_prior_detector_has_no_vote_unless_the_study_is_known_to_have_no_prior():
+    text = "FINDINGS: Heart size is unchanged from the prior exam."
+    unknown = audit_text(text, has_prior=None)
+    none = audit_text(text, has_prior=False)
+    assert "comparative" not in [o.detector for o in unknown.outputs()]
+    (comparative,) = [o for o in none.outputs() if o.detector == "comparative"]
+    assert comparative.single_purpose and comparative.detections
