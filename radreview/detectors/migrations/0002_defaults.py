@@ -1,7 +1,6 @@
 """The defaults of workers.combine.config as rows the admin can edit."""
 from django.db import migrations
 
-
 # The detectors and their fold order when this migration was written (text detectors first,
 # every report has them; image detectors after), each with weight 1.
 DETECTOR_ORDER = ("correction", "judge", "comparative", "radflag", "vrag", "rarrg")

@@ -15,6 +15,8 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from workers.detectors import DETECTORS
+
 
 class Command(BaseCommand):
     help = "Audit reports for errors: detect, localize, correct, and list every detection."
@@ -34,7 +36,6 @@ class Command(BaseCommand):
         from radreview.library import text_library
         from workers.backends import registry
         from workers.combine import CombinationConfig
-        from workers.detectors import DETECTORS
         from workers.correction import batch
         from workers.library.records import RecordError
         from workers.nlp import extract_findings
