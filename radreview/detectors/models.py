@@ -2,13 +2,15 @@
 
 Admins edit them in the Django admin; the combine stage and the audit_reports command read
 them through ``services.combination_config()``. A site that has changed nothing runs on the
-defaults of ``workers.combine.config`` (seeded by the migration).
+defaults of ``workers.combine.config`` (seeded by the migration), its detectors folded in the
+order workers.detectors declares them.
 """
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
 from workers.combine import config as defaults
+from workers.detectors import DETECTORS
 from workers.types import Harm
 
 
@@ -57,6 +59,12 @@ class DetectorWeight(models.Model):
 
     def __str__(self) -> str:
         return f"{self.detector} (order {self.order}, weight {self.weight:g})"
+
+    def clean(self) -> None:
+        # a misspelt name would weigh nothing and say nothing
+        if self.detector not in DETECTORS:
+            raise ValidationError({"detector": f"No detector is named {self.detector!r}; the "
+                                               f"detectors are {', '.join(DETECTORS)}."})
 
 
 class FilterRule(models.Model):

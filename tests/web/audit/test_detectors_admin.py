@@ -1,6 +1,7 @@
 """The combination settings and filter rules: seeded defaults, edited by admins, read by the
 combine stage."""
 import pytest
+from django.core.exceptions import ValidationError
 
 from radreview.detectors.models import CombinationSettings, DetectorWeight, FilterRule
 from radreview.detectors.services import combination_config
@@ -55,3 +56,10 @@ def test_radiologists_cannot_reach_the_settings(radiologist_client):
 def test_switching_off_means_no_combination():
     CombinationSettings.objects.filter(pk=1).update(enabled=False)
     assert combination_config() is None
+
+
+
+def test_a_weight_for_a_detector_nobody_declared_is_refused():
+    with pytest.raises(ValidationError, match="No detector is named 'radflagg'"):
+        DetectorWeight(detector="radflagg", weight=1.0).clean()
+    DetectorWeight(detector="radflag", weight=1.0).clean()  # a declared one is fine
