@@ -9,6 +9,7 @@ from workers.backends.builtin import AppearanceDescriptorEncoder
 from workers.imagememory import ImageMemory, QueryImage, load_pixels, memory_dir
 from workers.pipeline import StageError
 from workers.rarrg.retriever import save_checkpoint, train_on_memory
+from workers.detectors import DETECTORS
 from workers.rarrg.run import RarrgInputs, run_rarrg
 
 ENCODER = AppearanceDescriptorEncoder()
@@ -46,6 +47,7 @@ def test_the_draft_comes_from_the_phrases_of_similar_images_and_unsupported_sent
     assert effusion.evidence["unsupported"] == "No pleural effusion."
     assert effusion.evidence["phrases"][0]["text"] == "small left pleural effusion"
     assert {"text", "score", "similarity"} <= set(effusion.evidence["phrases"][0])
+    assert set(effusion.evidence) == set(DETECTORS["rarrg"].evidence_fields())
     assert "pleural effusion" in effusion.explanation and 0 < effusion.confidence <= 1
     assert {n["query"] for n in result.neighbours} == {0, 1}
 

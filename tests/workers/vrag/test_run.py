@@ -11,6 +11,7 @@ from tests.support.fake_llm_server import FakeServer, Reply, completion
 from workers.backends.builtin import AppearanceDescriptorEncoder, RuleExtractor
 from workers.backends.openai_http import OpenAITextModel
 from workers.backends.spec import parse_spec
+from workers.detectors import DETECTORS
 from workers.imagememory import QueryImage, load_pixels
 from workers.pipeline import StageError
 from workers.vrag import VragInputs, run_vrag
@@ -58,6 +59,8 @@ def test_each_entity_whose_probe_disagrees_with_the_report_is_flagged(reference_
                                          "yes", "absent")
     first = evidence["neighbours"][0]
     assert {"reference_id", "image_id", "similarity", "says", "excerpt"} <= set(first)
+    declared = set(DETECTORS["vrag"].evidence_fields())
+    assert all(set(d.evidence) <= declared for d in result.detections)
     assert (first["external_id"], first["says"]) == ("ref-2", "present")
     assert "ref-2" in effusion.explanation and "rules it out" in effusion.explanation
     assert effusion.suggestion == "Small left pleural effusion."
