@@ -125,7 +125,10 @@ def load_plugins(entries) -> list[DetectorSpec]:
         module_name, _, attribute = entry.partition(":")
         if not module_name or not attribute:
             raise DetectorError(f"a detector plugin is named 'module:attribute', got {entry!r}")
-        spec = getattr(importlib.import_module(module_name), attribute)
+        try:
+            spec = getattr(importlib.import_module(module_name), attribute)
+        except (ImportError, AttributeError) as exc:
+            raise DetectorError(f"the detector plugin {entry} cannot be loaded: {exc}") from exc
         if not isinstance(spec, DetectorSpec):
             raise DetectorError(f"{entry} is not a DetectorSpec")
         loaded.append(register(spec))

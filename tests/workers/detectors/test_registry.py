@@ -83,6 +83,10 @@ def test_plugins_are_named_module_colon_attribute():
         load_plugins([__name__])
     with pytest.raises(DetectorError, match="is not a DetectorSpec"):
         load_plugins([f"{__name__}:NoEvidence"])
+    with pytest.raises(DetectorError, match="cannot be loaded: .*no_such_module"):
+        load_plugins(["no_such_module:SPEC"])
+    with pytest.raises(DetectorError, match="cannot be loaded: .*NOT_THERE"):
+        load_plugins([f"{__name__}:NOT_THERE"])
 
 
 def test_a_stage_gets_only_the_models_it_declared():
