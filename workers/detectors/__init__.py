@@ -15,6 +15,7 @@ from .spec import (
     SINGLE_PURPOSE,
     DetectorError,
     DetectorSpec,
+    Guarantee,
     Models,
     dataclass_schema,
     evidence_schema,
@@ -27,6 +28,6 @@ from .spec import (
 
 __all__ = [
     "DETECTORS", "GENERAL", "GENERIC_TEMPLATE", "SINGLE_PURPOSE", "DetectorError",
-    "DetectorSpec", "Models", "dataclass_schema", "evidence_schema", "in_stage", "load_plugins",
-    "register", "stage_roles", "unregister",
+    "DetectorSpec", "Guarantee", "Models", "dataclass_schema", "evidence_schema", "in_stage",
+    "load_plugins", "register", "stage_roles", "unregister",
 ]

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import weakref
 
+from workers.radflag.guarantee import radflag_guarantee
+
 from .evidence import (
     ComparativeEvidence,
     CorrectionEvidence,
@@ -94,7 +96,7 @@ COMPARATIVE = register(DetectorSpec(
 RADFLAG = register(DetectorSpec(
     name="radflag", label="RadFlag (sampling and entailment)", stage="radflag", roles=("llm",),
     scope=GENERAL, evidence=RadFlagEvidence, run=run_radflag,
-    template="review/evidence/radflag.html",
+    template="review/evidence/radflag.html", guarantee=radflag_guarantee,
     description="Each sentence's support among n sampled reports, flagged below the "
                 "calibrated threshold λ1 (Zhang, Sambara et al.)."))
 VRAG = register(DetectorSpec(

@@ -26,6 +26,9 @@ ROLES = ("generator", "llm", "text_embedder", "image_encoder", "extractor")
 #: The review page's fallback when a detector has no evidence template of its own.
 GENERIC_TEMPLATE = "review/evidence/generic.html"
 
+Guarantee = dict[str, Any]
+"""What a calibrated flag was raised under: calibration, version, α, threshold, ``text``."""
+
 Models = Mapping[str, Any]
 """role → model, resolved by the stage layer; None means the role's built-in default."""
 
@@ -49,7 +52,10 @@ class DetectorSpec:
     ``run(inputs, models, progress)``: the entry point; it returns the detector's Detections,
     or, for a detector whose stage also stores other products (a draft, supports), a result
     whose ``detections`` are them. ``needs_no_prior``: it only looks when the study has no
-    prior exam (with one, it examined nothing and does not vote).
+    prior exam (with one, it examined nothing and does not vote). ``guarantee``: for a
+    detector whose threshold was calibrated on the site's data (conformal risk control), the
+    function that reads from a detection the guarantee it was flagged under (None when it was
+    flagged without one); the system combination never hides such a flag.
     """
 
     name: str
@@ -62,6 +68,7 @@ class DetectorSpec:
     template: str = ""
     description: str = ""
     needs_no_prior: bool = False
+    guarantee: Callable[[Any], Guarantee | None] | None = None
 
     def __post_init__(self) -> None:
         if not self.name.isidentifier() or self.name == "combined":

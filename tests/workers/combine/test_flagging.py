@@ -119,3 +119,30 @@ def test_a_calibrated_combination_flags_by_probability_of_error():
     assert vrag_item.detection.evidence["flagged_by"] == ["combination"]
     assert vrag_item.detection.evidence["score_calibration"] == {
         "calibration": 5, "version": 2, "alpha": 0.1, "threshold": 0.35}
+
+
+def test_any_detector_whose_spec_reads_a_guarantee_is_never_hidden():
+    """Calibrated is a property of a detector's spec, not of RadFlag's name."""
+    import dataclasses
+
+    from workers.detectors import DETECTORS, register, unregister
+
+    @dataclasses.dataclass
+    class ToyEvidence:
+        alpha: float
+
+    toy = DETECTORS["judge"].__class__(
+        name="calibrated_toy", label="Toy", stage="audit", roles=(), scope="general",
+        evidence=ToyEvidence, run=lambda *args: [],
+        guarantee=lambda d: {"text": f"α = {d.evidence['alpha']}"})
+    flag = Detection(1, 22, 34, "calibrated_toy", "toy", Harm.LOW, 0.2, evidence={"alpha": 0.1})
+    register(toy)
+    try:
+        result = only(combine([DetectorOutput("correction", []), DetectorOutput("judge", []),
+                               DetectorOutput("calibrated_toy", [flag])],
+                              config(correction=1, judge=1, calibrated_toy=1), embed, SENTENCES))
+    finally:
+        unregister("calibrated_toy")
+    assert result.detection.confidence < 0.3
+    assert result.flagged and result.detection.evidence["flagged_by"] == ["calibrated_toy"]
+    assert [g["text"] for g in result.detection.evidence["calibrated_flags"]] == ["α = 0.1"]
