@@ -29,10 +29,10 @@ from workers.combine import CombinationConfig, combine
 from workers.correction.three_stage import DETECTOR as CORRECTION
 from workers.correction.three_stage import apply_suggestion
 from workers.detectors.text import TextAudit, audit_text
-from workers.judge.context import DEFAULT_NEIGHBOURS
 from workers.library.records import RecordError, compose_report, read_jsonl_reports
 from workers.library.text import LibraryEntry, TextLibrary
 from workers.library.vectors import SentenceVectors, report_sentences
+from workers.nlp.report import DEFAULT_NEIGHBOURS
 from workers.types import Harm
 
 Progress = Callable[[int, int], None]

@@ -26,14 +26,26 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from workers.correction.rewrite import (affirmations_of, apply_tokens, negations_of,
-                                        replace_span, swap_sides)
-from workers.judge.checks import (CONTRADICTION, IMPRESSION_VS_FINDINGS, LATERALITY,
-                                  RULE_OUT_OF_DOMAIN, UNSUPPORTED, Issue)
-from workers.judge.context import ReportContext, slot_fills
+from workers.correction.rewrite import (
+    affirmations_of,
+    apply_tokens,
+    negations_of,
+    replace_span,
+    swap_sides,
+)
+from workers.judge.checks import (
+    CONTRADICTION,
+    IMPRESSION_VS_FINDINGS,
+    LATERALITY,
+    RULE_OUT_OF_DOMAIN,
+    UNSUPPORTED,
+    Issue,
+)
+from workers.library.slots import slot_fills
 from workers.library.stats import tokens_of
 from workers.nlp import harm_of
 from workers.nlp.findings import ABSENT, PRESENT
+from workers.nlp.report import ReportContext
 from workers.nlp.vocabulary import CONCEPT_RE
 from workers.types import Harm
 

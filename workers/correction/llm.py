@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from workers.backends.structured import complete_json
 from workers.correction.three_stage import DETECTOR, CorrectionResult, apply_suggestion
-from workers.judge.context import ReportContext
 from workers.judge.formatting import (
     bulleted,
     index_of,
@@ -19,6 +18,7 @@ from workers.judge.formatting import (
     with_sentence_range,
 )
 from workers.nlp import harm_of
+from workers.nlp.report import ReportContext
 from workers.prompts import Provenance, get_prompt
 from workers.types import Detection, Harm
 

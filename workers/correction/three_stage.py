@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from workers.correction import builtin
 from workers.judge.checks import Issue, run_checks
-from workers.judge.context import ReportContext
+from workers.nlp.report import ReportContext
 from workers.types import Detection
 
 DETECTOR = "correction"

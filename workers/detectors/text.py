@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from workers.combine import DetectorOutput
-from workers.judge.context import DEFAULT_NEIGHBOURS, ReportContext
 from workers.library.text import TextLibrary
+from workers.nlp.report import DEFAULT_NEIGHBOURS, ReportContext
 from workers.pipeline import no_progress
 from workers.types import Detection
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from workers.judge import comparative
 from workers.judge.checks import Issue, run_checks
-from workers.judge.context import ReportContext
+from workers.nlp.report import ReportContext
 from workers.types import Detection
 
 DETECTOR = "judge"

@@ -31,13 +31,18 @@ import math
 import re
 from dataclasses import dataclass
 
-from workers.judge.context import (BORDERLINE, OUT_OF_DOMAIN, STOPWORDS, UNKNOWN_TO_LIBRARY,
-                                   ReportContext, slot_fills)
+from workers.library.slots import slot_fills
 from workers.library.stats import tokens_of
 from workers.nlp import harm_of
 from workers.nlp.findings import ABSENT, PRESENT, UNCERTAIN, Finding
-from workers.nlp.vocabulary import (CONCEPT_RE, GLOBAL_BONE_PHRASE, GLOBAL_NORMAL_PHRASE,
-                                    ancestors)
+from workers.nlp.report import (
+    BORDERLINE,
+    OUT_OF_DOMAIN,
+    STOPWORDS,
+    UNKNOWN_TO_LIBRARY,
+    ReportContext,
+)
+from workers.nlp.vocabulary import CONCEPT_RE, GLOBAL_BONE_PHRASE, GLOBAL_NORMAL_PHRASE, ancestors
 from workers.types import Harm
 
 CONTRADICTION = "contradiction"

@@ -9,9 +9,9 @@ confidence; words that only sometimes compare ("old", "chronic", "more") a low o
 """
 from __future__ import annotations
 
-from workers.judge.context import ReportContext
 from workers.library.stats import tokens_of
 from workers.nlp import find_comparisons, harm_of, remove_comparisons
+from workers.nlp.report import ReportContext
 from workers.nlp.vocabulary import CONCEPT_RE, comparison_cue
 from workers.types import Detection, Harm
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import copy
 
-from workers.judge.context import ReportContext
+from workers.nlp.report import ReportContext
 
 MAX_REFERENCE_CHARS = 600
 

@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 from workers.backends.structured import complete_json
-from workers.judge.context import ReportContext
 from workers.judge.formatting import index_of, numbered_report, references, with_sentence_range
 from workers.nlp import harm_of
+from workers.nlp.report import ReportContext
 from workers.prompts import Provenance, get_prompt
 from workers.types import Detection, Harm
 

@@ -19,7 +19,7 @@ from workers.detectors import (
     stage_roles,
     unregister,
 )
-from workers.judge.context import ReportContext
+from workers.nlp.report import ReportContext
 from workers.pipeline import RoleModels, StageError
 from workers.radflag import SentenceInfo, Thresholds
 from workers.radflag.stages import RadFlagInputs
