@@ -393,6 +393,12 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 JOB_HEARTBEAT_SECONDS = env_int("RADREVIEW_JOB_HEARTBEAT_SECONDS", 10)
 JOB_STALE_AFTER_SECONDS = env_int("RADREVIEW_JOB_STALE_AFTER_SECONDS", 120)
 JOB_MAX_ATTEMPTS = env_int("RADREVIEW_JOB_MAX_ATTEMPTS", 3)
+# Every worker reconciles the job rows with the broker this often (radreview/jobs/reconcile.py;
+# 0 turns it off): a job queued for JOB_RESEND_AFTER_SECONDS with no message in the broker is
+# sent again; one the broker refused JOB_MAX_SEND_FAILURES times in a row is marked failed.
+RECONCILE_SECONDS = float(os.environ.get("RADREVIEW_RECONCILE_SECONDS") or 30)
+JOB_RESEND_AFTER_SECONDS = float(os.environ.get("RADREVIEW_JOB_RESEND_AFTER_SECONDS") or 30)
+JOB_MAX_SEND_FAILURES = env_int("RADREVIEW_JOB_MAX_SEND_FAILURES", 10)
 
 # --- Reference libraries -------------------------------------------------------------------
 
