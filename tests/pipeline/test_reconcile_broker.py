@@ -51,6 +51,11 @@ def post_studies(api_client, count: int) -> list[int]:
     return ids
 
 
+def post_with_key(api_client, key: str):
+    return api_client.post("/api/studies/", {"report_text": REPORT}, format="multipart",
+                           HTTP_IDEMPOTENCY_KEY=key)
+
+
 def wait_all_finished(ids: list[int], worker: WorkerProcess, timeout: float = 90) -> None:
     def finished():
         return Study.objects.filter(pk__in=ids, status__in=["ready", "failed"]).count() == len(ids)
@@ -90,7 +95,7 @@ def test_a_redis_restart_with_studies_queued_strands_none(redis_broker, api_clie
 
 
 @needs_redis
-def test_uploads_while_the_broker_is_down_answer_201_and_run_when_it_is_back(
+def test_uploads_while_the_broker_is_down_answer_201_retries_do_not_duplicate_and_all_run(
         redis_broker, api_client):
     worker = WorkerProcess(name="reconcile-down", CELERY_BROKER_URL=redis_broker.url,
                            **FAST_RECONCILE)
@@ -99,7 +104,14 @@ def test_uploads_while_the_broker_is_down_answer_201_and_run_when_it_is_back(
         redis_broker.stop()
         ids = post_studies(api_client, 3)  # the sends fail; the studies exist, queued
         assert Job.objects.filter(study_id__in=ids, state="queued", send_failures__gte=1).count() == 3
+        # A client that retries with its idempotency key, during the outage and after it.
+        retried = [post_with_key(api_client, "retry-key-1") for _ in range(2)]
         redis_broker.start()
+        retried.append(post_with_key(api_client, "retry-key-1"))
+        assert [response.status_code for response in retried] == [201, 200, 200]
+        [retried_id] = {response.json()["studies"][0]["id"] for response in retried}
+        ids.append(retried_id)
+        assert Study.objects.filter(pk__in=ids).count() == 4
         wait_all_finished(ids, worker)
         assert_each_stage_done_once(ids, worker)
     finally:

@@ -7,6 +7,7 @@ workers the test starts get the URL through their environment).
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import socket
 import subprocess
@@ -64,8 +65,10 @@ class RedisServer:
 
 @contextlib.contextmanager
 def use_as_broker(settings, url: str):
-    """Point this process's Celery app (and settings) at ``url`` for the duration."""
+    """Point this process's Celery app (and settings) at ``url`` for the duration. Celery
+    prefers the CELERY_BROKER_URL environment variable to its configuration, so that too."""
     previous = celery_app.conf.broker_url, settings.CELERY_BROKER_URL
+    previous_environ = os.environ.get("CELERY_BROKER_URL")
 
     def reset_pools():
         celery_app._pool = None
@@ -74,9 +77,14 @@ def use_as_broker(settings, url: str):
 
     celery_app.conf.broker_url = url
     settings.CELERY_BROKER_URL = url
+    os.environ["CELERY_BROKER_URL"] = url
     reset_pools()
     try:
         yield
     finally:
         celery_app.conf.broker_url, settings.CELERY_BROKER_URL = previous
+        if previous_environ is None:
+            os.environ.pop("CELERY_BROKER_URL", None)
+        else:
+            os.environ["CELERY_BROKER_URL"] = previous_environ
         reset_pools()
