@@ -163,6 +163,8 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     "radreview.security.middleware.RefuseNulMiddleware",
     "radreview.security.middleware.BoundedIdsMiddleware",
+    # Database or broker down: 503 + Retry-After. Before the session, the first database user.
+    "radreview.outages.middleware.OutageMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -399,6 +401,9 @@ JOB_MAX_ATTEMPTS = env_int("RADREVIEW_JOB_MAX_ATTEMPTS", 3)
 RECONCILE_SECONDS = float(os.environ.get("RADREVIEW_RECONCILE_SECONDS") or 30)
 JOB_RESEND_AFTER_SECONDS = float(os.environ.get("RADREVIEW_JOB_RESEND_AFTER_SECONDS") or 30)
 JOB_MAX_SEND_FAILURES = env_int("RADREVIEW_JOB_MAX_SEND_FAILURES", 10)
+# While the database or the broker is unreachable, requests are answered 503 with this
+# Retry-After (radreview/outages); the outage page reloads itself after as long.
+OUTAGE_RETRY_AFTER_SECONDS = env_int("RADREVIEW_OUTAGE_RETRY_AFTER_SECONDS", 5)
 
 # --- Reference libraries -------------------------------------------------------------------
 
@@ -546,12 +551,14 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "filters": {"skip_outages": {"()": "radreview.outages.logs.SkipOutageErrors"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": os.environ.get("RADREVIEW_LOG_LEVEL", "INFO")},
     "loggers": {
         "PyRuSH": {"level": "WARNING"},
         "faiss.loader": {"level": "WARNING"},  # lists every CPU variant it tries
-        "django.request": {"level": "ERROR"},
+        # Outages are logged once by radreview/outages, not once per request here.
+        "django.request": {"level": "ERROR", "filters": ["skip_outages"]},
         "axes": {"level": "WARNING"},  # every sign-in is in the audit trail already
     },
 }
