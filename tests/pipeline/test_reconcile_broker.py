@@ -103,7 +103,8 @@ def test_uploads_while_the_broker_is_down_answer_201_retries_do_not_duplicate_an
     try:
         redis_broker.stop()
         ids = post_studies(api_client, 3)  # the sends fail; the studies exist, queued
-        assert Job.objects.filter(study_id__in=ids, state="queued", send_failures__gte=1).count() == 3
+        deferred = Job.objects.filter(study_id__in=ids, state="queued", send_failures__gte=1)
+        assert deferred.count() == 3
         # A client that retries with its idempotency key, during the outage and after it.
         retried = [post_with_key(api_client, "retry-key-1") for _ in range(2)]
         redis_broker.start()

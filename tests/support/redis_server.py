@@ -42,7 +42,8 @@ class RedisServer:
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), 0.2):
+            with contextlib.suppress(OSError):
+                socket.create_connection(("127.0.0.1", self.port), 0.2).close()
                 return
             time.sleep(0.05)
         raise RuntimeError("redis-server did not start")

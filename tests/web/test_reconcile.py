@@ -191,7 +191,6 @@ def test_a_failed_pipeline_is_not_restarted(fake_broker, django_capture_on_commi
 def test_the_broker_reader_finds_run_stage_messages():
     message = {"headers": {"task": "workers.tasks.run_stage", "argsrepr": "[42]"}}
     other = {"headers": {"task": "workers.tasks.send_sr", "argsrepr": "[7]"}}
-    raw = [json.dumps(message), json.dumps([message | {"headers": {**message["headers"],
-                                                                    "argsrepr": "[43]"}}, "", "cpu"]),
-           json.dumps(other), "not json"]
+    unacked = [message | {"headers": {**message["headers"], "argsrepr": "[43]"}}, "", "cpu"]
+    raw = [json.dumps(message), json.dumps(unacked), json.dumps(other), "not json"]
     assert broker._ids(raw) == {42, 43}
