@@ -42,6 +42,7 @@ def claim(job_id: int) -> uuid.UUID | None:
     won = Job.objects.filter(pk=job_id, state=Job.State.QUEUED).update(
         state=Job.State.RUNNING, claim_token=token, claimed_by=worker_identity(),
         attempts=F("attempts") + 1, started_at=now, heartbeat_at=now, error="", error_detail="",
+        progress_note="", send_failures=0,
     )
     return token if won else None
 
