@@ -1,0 +1,97 @@
+"""Faults a department's server meets, each with real processes: a worker or a web worker
+killed mid-flight, the database unavailable for a while, the broker restarted, the media disk
+full. Every test asserts what must hold: nothing lost, nothing half-stored, no stage done twice,
+and a client that gets a clean error and can try again.
+
+Marked ``pipeline``, so scripts/test.sh runs them on SQLite + the filesystem broker and again
+on PostgreSQL + Redis.
+"""
+from __future__ import annotations
+
+import pytest
+from django.db.models import Count
+from knox.models import AuthToken
+
+from radreview.audit.models import AuditEvent
+from radreview.jobs.models import Job
+from radreview.studies.models import Study
+from tests.support.worker import WorkerProcess, wait_for
+
+pytestmark = [pytest.mark.pipeline, pytest.mark.slow]
+
+# A normal report: its stages are quick, so a batch of 50 fits the suite's time.
+REPORT = "FINDINGS: Heart size is normal. No pneumothorax.\nIMPRESSION: No acute disease"
+FINISHED = [Study.Status.READY, Study.Status.FAILED]
+
+
+def post_reports(api_client, count: int, tag: str = "") -> list[int]:
+    ids = []
+    for number in range(count):
+        response = api_client.post("/api/studies/", {"report_text": f"{REPORT} {tag}{number}."},
+                                   format="multipart")
+        assert response.status_code == 201, response.content
+        ids.append(response.json()["studies"][0]["id"])
+    return ids
+
+
+def all_ready(ids: list[int]) -> bool:
+    return Study.objects.filter(pk__in=ids, status=Study.Status.READY).count() == len(ids)
+
+
+def job_table(ids: list[int]) -> str:
+    rows = Job.objects.filter(study_id__in=ids).exclude(state=Job.State.DONE)
+    return "\n".join(f"{job.study_id} {job.stage} {job.state} attempts={job.attempts} {job.error}"
+                     for job in rows[:40])
+
+
+def assert_each_stage_done_once(ids: list[int]) -> None:
+    """Every job of every study is done, and the audit trail saw each stage finish once: a
+    stage stored twice would have two stage_done events (and two sets of results)."""
+    jobs = Job.objects.filter(study_id__in=ids)
+    assert jobs.exists() and not jobs.exclude(state=Job.State.DONE).exists(), job_table(ids)
+    done = (AuditEvent.objects.filter(study_id__in=ids, action="stage_done")
+            .values("study_id", "detail__stage").annotate(n=Count("id")))
+    twice = [row for row in done if row["n"] != 1]
+    assert not twice, f"stages stored more than once: {twice}"
+    assert len(done) == jobs.count()
+    for study in Study.objects.filter(pk__in=ids).prefetch_related("reports__sentences"):
+        report = study.reports.get()
+        indexes = [s.index for s in report.sentences.all()]
+        assert sorted(indexes) == list(range(len(indexes))), f"study {study.pk}: {indexes}"
+
+
+def test_a_worker_killed_during_a_batch_of_50_loses_no_study_and_runs_no_stage_twice(
+        transactional_db, api_client):
+    ids = post_reports(api_client, 50)
+    first = WorkerProcess("batch-first")
+    first.start()
+    try:
+        # Kill it part-way: some studies done, most still waiting, one stage likely running.
+        wait_for(lambda: Study.objects.filter(pk__in=ids, status=Study.Status.READY).count() >= 5,
+                 message="a few studies to finish", details=first.log, interval=0.05)
+    finally:
+        first.kill()
+    left = Study.objects.filter(pk__in=ids).exclude(status=Study.Status.READY).count()
+    assert left > 0, "the whole batch finished before the kill: nothing was tested"
+    interrupted = list(Job.objects.filter(study_id__in=ids, state=Job.State.RUNNING)
+                       .values_list("pk", flat=True))
+
+    second = WorkerProcess("batch-second")
+    second.start()
+    try:
+        wait_for(lambda: all_ready(ids), timeout=300, message="every study after the restart",
+                 details=lambda: f"{job_table(ids)}\n{second.log()[-3000:]}")
+    finally:
+        second.stop()
+    assert_each_stage_done_once(ids)
+    for job in Job.objects.filter(pk__in=interrupted):
+        # The stage the kill interrupted was put back and run again by the new worker.
+        assert job.attempts == 2
+        assert AuditEvent.objects.filter(study_id=job.study_id, action="stage_requeued",
+                                         detail__stage=job.stage).count() == 1
+    assert not Job.objects.filter(study_id__in=ids, attempts__gt=2).exists()
+
+
+@pytest.fixture
+def api_token(radiologist) -> str:
+    return AuthToken.objects.create(radiologist)[1]
