@@ -56,6 +56,12 @@ MEDIA_ROOT = Path(os.environ.get("RADREVIEW_MEDIA_ROOT", DATA_DIR / "media")).re
 MEDIA_URL = "/media/"
 STATIC_ROOT = DATA_DIR / "staticfiles"
 STATIC_URL = "/static/"
+STORAGES = {
+    # Uploads are written under a temporary name and renamed: a full disk or a killed process
+    # never leaves half a file under a stored name (radreview/studies/storage.py).
+    "default": {"BACKEND": "radreview.studies.storage.AtomicFileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
 STATICFILES_DIRS = [BASE_DIR / "static"]
 
 
@@ -393,6 +399,9 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 JOB_HEARTBEAT_SECONDS = env_int("RADREVIEW_JOB_HEARTBEAT_SECONDS", 10)
 JOB_STALE_AFTER_SECONDS = env_int("RADREVIEW_JOB_STALE_AFTER_SECONDS", 120)
 JOB_MAX_ATTEMPTS = env_int("RADREVIEW_JOB_MAX_ATTEMPTS", 3)
+# Upload files that no study owns (a web worker killed mid-upload) are removed when a worker
+# starts, once they are this old: an upload still in its transaction is never touched.
+ORPHAN_UPLOAD_SECONDS = env_int("RADREVIEW_ORPHAN_UPLOAD_SECONDS", 3600)
 
 # --- Reference libraries -------------------------------------------------------------------
 

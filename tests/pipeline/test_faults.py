@@ -8,13 +8,24 @@ on PostgreSQL + Redis.
 """
 from __future__ import annotations
 
+import http.client
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
 import pytest
+import requests
 from django.db.models import Count
 from knox.models import AuthToken
 
 from radreview.audit.models import AuditEvent
 from radreview.jobs.models import Job
-from radreview.studies.models import Study
+from radreview.studies.models import Image, Study
+from radreview.studies.services import orphans
+from tests.support import dicom_factory as dicom
+from tests.support.webserver import WebServer, process_holding
 from tests.support.worker import WorkerProcess, wait_for
 
 pytestmark = [pytest.mark.pipeline, pytest.mark.slow]
@@ -95,3 +106,79 @@ def test_a_worker_killed_during_a_batch_of_50_loses_no_study_and_runs_no_stage_t
 @pytest.fixture
 def api_token(radiologist) -> str:
     return AuthToken.objects.create(radiologist)[1]
+
+
+def _multipart(files: list[tuple[str, bytes]], report: str) -> tuple[bytes, str]:
+    prepared = requests.Request(
+        "POST", "http://127.0.0.1/", data={"report_text": report},
+        files=[("files", (name, data, "application/dicom")) for name, data in files]).prepare()
+    return prepared.body, prepared.headers["Content-Type"]
+
+
+def _stored_files(media_root: Path) -> list[Path]:
+    return [path for path in (media_root / "studies").glob("*/originals/*") if path.is_file()]
+
+
+def test_a_web_worker_killed_mid_upload_stores_nothing_and_the_retry_works(
+        transactional_db, api_token, media_root):
+    """The web worker serving an upload is killed the moment its first file lands in the media
+    folder — after every check passed, while the study's rows are not yet committed."""
+    pixels = dicom.stored_values(dicom.chest_phantom(seed=3, rows=1000, cols=1000), bits=12)
+    files = [(f"view-{n}.dcm", dicom.make_dicom(pixels=pixels, rows=1000, cols=1000,
+                                               study_uid="1.2.3.4242"))
+             for n in range(40)]
+    body, content_type = _multipart(files, REPORT)
+    headers = {"Authorization": f"Token {api_token}", "Content-Type": content_type}
+
+    server = WebServer(workers=2)
+    server.start()
+    try:
+        connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=120)
+        connection.connect()
+        client_port = connection.sock.getsockname()[1]
+        killed: list[int] = []
+
+        def kill_when_the_first_file_lands():
+            deadline = time.monotonic() + 90
+            while time.monotonic() < deadline and not _stored_files(media_root):
+                time.sleep(0.001)
+            pid = process_holding(server.worker_pids(), server.port, client_port)
+            if pid is not None:
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+
+        killer = threading.Thread(target=kill_when_the_first_file_lands)
+        killer.start()
+        try:
+            connection.request("POST", "/api/studies/", body=body, headers=headers)
+            answer = connection.getresponse()
+            status = answer.status
+        except (ConnectionError, http.client.HTTPException):
+            status = None  # the client sees the connection drop: an error it can act on
+        finally:
+            killer.join()
+            connection.close()
+        assert killed, "the web worker was not found serving the upload"
+        assert status is None or status >= 500, f"the upload answered {status} after the kill"
+
+        # Nothing of the upload is in the database. Files it wrote before the kill are whole
+        # (written under a temporary name, then renamed) and owned by no row: the sweep a
+        # starting worker runs removes them.
+        assert not Study.objects.exists() and not Image.objects.exists()
+        leftovers = _stored_files(media_root)
+        sizes = {len(data) for _, data in files}
+        assert all(path.stat().st_size in sizes for path in leftovers if
+                   not path.name.startswith(".partial-")), "half a file under a stored name"
+        assert orphans.remove_unreferenced_originals(older_than=0) == len(leftovers)
+        assert not _stored_files(media_root)
+
+        # The client tries again (gunicorn has started a new worker): the upload is whole.
+        retry = requests.post(f"{server.url}/api/studies/", data=body, headers=headers, timeout=120)
+        assert retry.status_code == 201, retry.text[:500]
+    finally:
+        server.stop()
+    study = Study.objects.get()
+    assert study.images.count() == 40 and study.jobs.exists()
+    assert orphans.remove_unreferenced_originals(older_than=0) == 0  # owned files stay
+    stored = {path.name for path in _stored_files(media_root)}
+    assert stored == {Path(image.original.name).name for image in study.images.all()}
