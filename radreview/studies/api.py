@@ -11,7 +11,7 @@ from radreview.jobs.models import Job
 
 from . import selectors
 from .models import Image, Report, Sentence, Study
-from .services.upload import UploadRejected, UploadRequest, create_studies
+from .services.upload import StorageFull, UploadRejected, UploadRequest, create_studies
 from .upload_limits import OVERSIZE_ATTRIBUTE
 
 
@@ -108,6 +108,8 @@ class StudyViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retrie
         upload.is_valid(raise_exception=True)
         try:
             studies = create_studies(user=request.user, request=UploadRequest(**upload.validated_data))
+        except StorageFull as exc:
+            return Response({"detail": exc.message}, status=status.HTTP_507_INSUFFICIENT_STORAGE)
         except UploadRejected as exc:
             raise ValidationError({"detail": exc.message}) from None
         body = StudySummarySerializer(studies, many=True).data

@@ -8,15 +8,18 @@ on PostgreSQL + Redis.
 """
 from __future__ import annotations
 
+import errno
 import http.client
 import os
 import signal
+import subprocess
 import threading
 import time
 from pathlib import Path
 
 import pytest
 import requests
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db.models import Count
 from knox.models import AuthToken
 
@@ -24,6 +27,7 @@ from radreview.audit.models import AuditEvent
 from radreview.jobs.models import Job
 from radreview.studies.models import Image, Study
 from radreview.studies.services import orphans
+from radreview.studies.storage import AtomicFileSystemStorage
 from tests.support import dicom_factory as dicom
 from tests.support.webserver import WebServer, process_holding
 from tests.support.worker import WorkerProcess, wait_for
@@ -182,3 +186,42 @@ def test_a_web_worker_killed_mid_upload_stores_nothing_and_the_retry_works(
     assert orphans.remove_unreferenced_originals(older_than=0) == 0  # owned files stay
     stored = {path.name for path in _stored_files(media_root)}
     assert stored == {Path(image.original.name).name for image in study.images.all()}
+
+
+@pytest.fixture
+def full_media_disk(media_root, monkeypatch):
+    """The media folder on a 1 MB tmpfs (as root); elsewhere the storage layer's write raises
+    ENOSPC after the first file, as a full disk would."""
+    media_root.mkdir(parents=True, exist_ok=True)
+    mounted = os.geteuid() == 0 and subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(media_root)],
+        capture_output=True).returncode == 0
+    if not mounted:
+        real_save, writes = AtomicFileSystemStorage._save, []
+
+        def save_until_full(storage, name, content):
+            if writes:
+                raise OSError(errno.ENOSPC, "No space left on device")
+            writes.append(name)
+            return real_save(storage, name, content)
+
+        monkeypatch.setattr(AtomicFileSystemStorage, "_save", save_until_full)
+    yield media_root
+    if mounted:
+        subprocess.run(["umount", str(media_root)], check=True)
+
+
+def test_an_upload_to_a_full_media_disk_is_refused_whole_with_a_clear_error(
+        transactional_db, api_client, full_media_disk):
+    # Three images of about 600 kB: the first fits on the disk, the second does not.
+    pixels = dicom.stored_values(dicom.chest_phantom(seed=4, rows=550, cols=550), bits=12)
+    files = [SimpleUploadedFile(f"view-{n}.dcm", dicom.make_dicom(
+        pixels=pixels, rows=550, cols=550, study_uid="1.2.3.4343")) for n in range(3)]
+    response = api_client.post("/api/studies/", {"files": files, "report_text": REPORT},
+                               format="multipart")
+    assert response.status_code == 507, response.content
+    assert "storage for images is full" in response.json()["detail"]
+    assert not Study.objects.exists() and not Image.objects.exists()
+    assert not Job.objects.exists()
+    # Not the first image (stored before the disk filled), not half the second, no temporary.
+    assert [p for p in full_media_disk.rglob("*") if p.is_file()] == []

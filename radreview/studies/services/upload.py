@@ -7,6 +7,7 @@ created, in one transaction; files written before a failure are removed again.
 """
 from __future__ import annotations
 
+import errno
 import hashlib
 import logging
 from dataclasses import dataclass, field
@@ -33,6 +34,14 @@ class UploadRejected(Exception):
     def __init__(self, message: str):
         super().__init__(message)
         self.message = message
+
+
+class StorageFull(UploadRejected):
+    """The media folder has no room: the upload is refused whole (the API answers 507)."""
+
+
+STORAGE_FULL = ("The server's storage for images is full: nothing of this upload was stored. "
+                "Tell your administrator, and upload again once space has been freed.")
 
 
 @dataclass
@@ -398,9 +407,12 @@ def create_studies(*, user, request: UploadRequest) -> list[Study]:
                 _create_study(user, images, report_text, request, written, external)
                 for images in groups.values()
             ]
-    except BaseException:
+    except BaseException as exc:
         for path in written:
             path.unlink(missing_ok=True)
+        if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            logger.error("upload refused: no space left in the media folder")
+            raise StorageFull(STORAGE_FULL) from None
         raise
     return studies
 
