@@ -29,6 +29,7 @@ from radreview.studies.models import Image, Study
 from radreview.studies.services import orphans
 from radreview.studies.storage import AtomicFileSystemStorage
 from tests.support import dicom_factory as dicom
+from tests.support.outages import database_unavailable, on_postgres, restart_broker
 from tests.support.webserver import WebServer, process_holding
 from tests.support.worker import WorkerProcess, wait_for
 
@@ -225,3 +226,88 @@ def test_an_upload_to_a_full_media_disk_is_refused_whole_with_a_clear_error(
     assert not Job.objects.exists()
     # Not the first image (stored before the disk filled), not half the second, no temporary.
     assert [p for p in full_media_disk.rglob("*") if p.is_file()] == []
+
+
+def _post_report(server: WebServer, token: str, text: str) -> int | None:
+    """POST a report to the real server; the status, or None when the connection failed."""
+    try:
+        return requests.post(f"{server.url}/api/studies/", data={"report_text": text},
+                             headers={"Authorization": f"Token {token}"}, timeout=90).status_code
+    except requests.RequestException:
+        return None
+
+
+def _ids_of(tags: list[str]) -> list[int]:
+    return [Study.objects.get(reports__text__endswith=f" {tag}.").pk for tag in tags]
+
+
+def test_while_the_database_is_unavailable_requests_fail_cleanly_and_jobs_resume_after(
+        transactional_db, api_token):
+    """PostgreSQL stopped for 10 s (the issue asks for 30; 10 keeps the suite short and cuts
+    every connection all the same); on SQLite the write lock held by another writer for 10 s.
+    Uploads made meanwhile either wait and succeed or fail with a 5xx and leave nothing;
+    every accepted study is processed once the database is back."""
+    server, worker = WebServer(workers=2), WorkerProcess("db-outage")
+    server.start()
+    worker.start()
+    accepted, refused = [], []
+    try:
+        for number in range(3):
+            assert _post_report(server, api_token, f"{REPORT} before{number}.") == 201
+            accepted.append(f"before{number}")
+        with database_unavailable(seconds=10):
+            started = time.monotonic()
+            number = 0
+            while time.monotonic() - started < 10:
+                status = _post_report(server, api_token, f"{REPORT} during{number}.")
+                assert status in (201, 500, 502, 503), f"upload during the outage got {status}"
+                (accepted if status == 201 else refused).append(f"during{number}")
+                number += 1
+        for number in range(2):
+            assert _post_report(server, api_token, f"{REPORT} after{number}.") == 201
+            accepted.append(f"after{number}")
+        if on_postgres():
+            # Main's recovery runs when a worker starts: a job whose message the worker took
+            # while the database was away is put back by restarting the worker.
+            # (To tighten once continuous reconciliation lands: no restart needed.)
+            worker.stop()
+            worker = WorkerProcess("db-outage-after")
+            worker.start()
+        ids = _ids_of(accepted)
+        wait_for(lambda: all_ready(ids), timeout=180, message="every accepted study",
+                 details=lambda: f"{job_table(ids)}\n{worker.log()[-3000:]}")
+    finally:
+        worker.stop()
+        server.stop()
+    assert_each_stage_done_once(ids)
+    # A refused upload left nothing behind; nothing was stored that the client was not told of.
+    for tag in refused:
+        assert not Study.objects.filter(reports__text__endswith=f" {tag}.").exists()
+    assert Study.objects.count() == len(accepted)
+    assert "database is locked" not in server.log()
+
+
+def test_queued_work_survives_a_broker_restart(transactional_db, api_client):
+    """The broker restarts while a batch waits in it and loses what it held (Redis without
+    persistence; the filesystem broker's queue emptied). Uploads after the restart reach the
+    running worker; the batch queued before it completes too — on main, once a worker starts
+    (its recovery resends every queued job), so the test restarts the worker."""
+    first = WorkerProcess("broker-first")
+    first.start()
+    try:
+        before = post_reports(api_client, 10, tag="before")
+        restart_broker()
+        after = post_reports(api_client, 3, tag="after")
+        wait_for(lambda: all_ready(after), timeout=120,
+                 message="the uploads made after the restart, on the running worker",
+                 details=lambda: f"{job_table(after)}\n{first.log()[-3000:]}")
+    finally:
+        first.stop()
+    second = WorkerProcess("broker-second")
+    second.start()
+    try:
+        wait_for(lambda: all_ready(before), timeout=120, message="the batch queued before",
+                 details=lambda: f"{job_table(before)}\n{second.log()[-3000:]}")
+    finally:
+        second.stop()
+    assert_each_stage_done_once(before + after)
