@@ -56,6 +56,12 @@ MEDIA_ROOT = Path(os.environ.get("RADREVIEW_MEDIA_ROOT", DATA_DIR / "media")).re
 MEDIA_URL = "/media/"
 STATIC_ROOT = DATA_DIR / "staticfiles"
 STATIC_URL = "/static/"
+STORAGES = {
+    # Uploads are written under a temporary name and renamed: a full disk or a killed process
+    # never leaves half a file under a stored name (radreview/studies/storage.py).
+    "default": {"BACKEND": "radreview.studies.storage.AtomicFileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
 STATICFILES_DIRS = [BASE_DIR / "static"]
 
 
@@ -404,6 +410,9 @@ JOB_MAX_SEND_FAILURES = env_int("RADREVIEW_JOB_MAX_SEND_FAILURES", 10)
 # While the database or the broker is unreachable, requests are answered 503 with this
 # Retry-After (radreview/outages); the outage page reloads itself after as long.
 OUTAGE_RETRY_AFTER_SECONDS = env_int("RADREVIEW_OUTAGE_RETRY_AFTER_SECONDS", 5)
+# Upload files that no study owns (a web worker killed mid-upload) are removed when a worker
+# starts, once they are this old: an upload still in its transaction is never touched.
+ORPHAN_UPLOAD_SECONDS = env_int("RADREVIEW_ORPHAN_UPLOAD_SECONDS", 3600)
 
 # --- Reference libraries -------------------------------------------------------------------
 

@@ -7,6 +7,7 @@ from celery.signals import worker_ready, worker_shutdown
 
 from radreview.dicomnet import delivery
 from radreview.jobs import reconcile, recovery, runner
+from radreview.studies.services import orphans
 
 
 @shared_task(name="workers.tasks.run_stage", acks_late=True, ignore_result=True)
@@ -27,6 +28,7 @@ def send_sr(self, delivery_id: int) -> None:
 def requeue_orphaned_jobs(**_):
     recovery.recover_orphaned_jobs()
     delivery.requeue_pending()
+    orphans.remove_unreferenced_originals()
     reconcile.start_in_worker()  # from now on, lost messages are found while the worker runs
 
 

@@ -12,7 +12,8 @@ from radreview.jobs.models import Job
 
 from . import selectors
 from .models import Image, Report, Sentence, Study
-from .services.upload import UploadRejected, UploadRequest, create_studies_once
+from .services.upload import (StorageFull, UploadRejected, UploadRequest,
+                              create_studies_once)
 from .upload_limits import OVERSIZE_ATTRIBUTE
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
@@ -118,6 +119,8 @@ class StudyViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retrie
             studies, replayed = create_studies_once(
                 user=request.user, request=UploadRequest(**upload.validated_data),
                 key=request.headers.get(IDEMPOTENCY_HEADER, ""))
+        except StorageFull as exc:
+            return Response({"detail": exc.message}, status=status.HTTP_507_INSUFFICIENT_STORAGE)
         except UploadRejected as exc:
             raise ValidationError({"detail": exc.message}) from None
         body = StudySummarySerializer(studies, many=True).data

@@ -7,6 +7,7 @@ created, in one transaction; files written before a failure are removed again.
 """
 from __future__ import annotations
 
+import errno
 import hashlib
 import logging
 import re
@@ -38,6 +39,14 @@ class UploadRejected(Exception):
     def __init__(self, message: str):
         super().__init__(message)
         self.message = message
+
+
+class StorageFull(UploadRejected):
+    """The media folder has no room: the upload is refused whole (the API answers 507)."""
+
+
+STORAGE_FULL = ("The server's storage for images is full: nothing of this upload was stored. "
+                "Tell your administrator, and upload again once space has been freed.")
 
 
 @dataclass
@@ -441,9 +450,12 @@ def _create(user, request: UploadRequest, key: str) -> list[Study]:
             ]
             if record is not None:
                 record.studies.set(studies)
-    except BaseException:
+    except BaseException as exc:
         for path in written:
             path.unlink(missing_ok=True)
+        if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            logger.error("upload refused: no space left in the media folder")
+            raise StorageFull(STORAGE_FULL) from None
         raise
     return studies
 
