@@ -303,6 +303,9 @@ def store_detections(report: Report, detections: Iterable[types.Detection], *,
                      flagged: bool = True) -> list[Detection]:
     """Store one detector's detections on a report (for the detection stages, inside their
     store transaction) and note them in the audit trail."""
+    detections = list(detections)
+    if not detections:  # nothing to store: no query (a stage stores several detectors' lists)
+        return []
     sentences = {s.index: s for s in report.sentences.all()}
     rows = Detection.objects.bulk_create(
         Detection(
