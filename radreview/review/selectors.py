@@ -438,11 +438,12 @@ def _shown_history(study: Study) -> tuple[list[Decision], dict[int, list[Decisio
     decisions = Decision.objects.filter(study=study).select_related("user", "sentence").annotate(
         is_undone=Exists(Decision.objects.filter(undoes=OuterRef("pk"))))
     latest = list(decisions.order_by("-id")[:HISTORY_SHOWN])[::-1]
-    ranked = (decisions.filter(sentence__isnull=False)
+    # Ranked on ids alone; only the rows kept are joined and checked for undos.
+    ranked = (Decision.objects.filter(study=study, sentence__isnull=False)
               .annotate(rank=Window(RowNumber(), partition_by=[F("sentence_id")],
                                     order_by=F("id").desc()))
-              .filter(rank__lte=SENTENCE_HISTORY_SHOWN))
-    per_sentence = sorted(ranked, key=lambda d: d.id)
+              .filter(rank__lte=SENTENCE_HISTORY_SHOWN).values("id"))
+    per_sentence = sorted(decisions.filter(pk__in=ranked), key=lambda d: d.id)
     history: dict[int, list[Decision]] = {}
     for decision in per_sentence:
         history.setdefault(decision.sentence_id, []).append(decision)
