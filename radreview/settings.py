@@ -206,10 +206,16 @@ TEMPLATES = [
 
 # --- Database and cache --------------------------------------------------------------------
 
+DATABASE_URL = os.environ.get("DATABASE_URL", f"sqlite:///{DATA_DIR / 'radreview.sqlite3'}")
 DATABASES = {
     "default": dj_database_url.parse(
-        os.environ.get("DATABASE_URL", f"sqlite:///{DATA_DIR / 'radreview.sqlite3'}"),
-        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0),
+        DATABASE_URL,
+        # Connections are kept this many seconds (PostgreSQL: a new one per request or task
+        # costs a login each time; docs/operations.md) and checked before each reuse, so a
+        # database restart costs one failed request, not a process restart.
+        conn_max_age=env_int("DATABASE_CONN_MAX_AGE",
+                             0 if DATABASE_URL.startswith("sqlite") else 300),
+        conn_health_checks=True,
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":

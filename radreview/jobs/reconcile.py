@@ -41,8 +41,10 @@ ACTIVE_STATES = (Job.State.QUEUED, Job.State.RUNNING, Job.State.FAILED)
 
 def restart_stalled_pipelines() -> list[int]:
     """Queue the next stage of studies whose pipeline stopped between two stages."""
-    stalled = (Study.objects.filter(status__in=(Study.Status.QUEUED, Study.Status.PROCESSING))
-               .exclude(jobs__state__in=ACTIVE_STATES).values_list("pk", flat=True))
+    # A pending stage is required: a study without jobs is left alone, never marked ready.
+    stalled = (Study.objects.filter(status__in=(Study.Status.QUEUED, Study.Status.PROCESSING),
+                                    jobs__state=Job.State.PENDING)
+               .exclude(jobs__state__in=ACTIVE_STATES).values_list("pk", flat=True).distinct())
     restarted = []
     for study_id in stalled:
         with transaction.atomic():

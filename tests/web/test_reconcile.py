@@ -179,6 +179,13 @@ def test_a_pipeline_stopped_between_stages_is_restarted(
 
 
 @pytest.mark.django_db
+def test_a_study_without_jobs_is_left_alone(fake_broker):
+    study = factories.make_study()  # queued, no jobs (as test factories and imports make them)
+    assert reconcile.reconcile_once()["restarted"] == []
+    assert Study.objects.get(pk=study.pk).status == Study.Status.QUEUED
+
+
+@pytest.mark.django_db
 def test_a_failed_pipeline_is_not_restarted(fake_broker, django_capture_on_commit_callbacks):
     study, job = report_study(django_capture_on_commit_callbacks, with_report=False)
     runner.run_job(job.pk)  # fails: no report
