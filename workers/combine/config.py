@@ -9,6 +9,8 @@ if TYPE_CHECKING:
 
 DEFAULT_SIMILARITY_THRESHOLD = 0.35
 DEFAULT_FLAG_THRESHOLD = 0.3
+# Weights other than 1 (docs/audit.md explains the contradiction detector's).
+DEFAULT_WEIGHTS = {"contradiction": 4.0}
 
 RESTATES_SENTENCE = "restates_sentence"
 OMISSION = "omission"
@@ -83,7 +85,7 @@ class CombinationConfig:
     calibration: ScoreCalibration | None = None
 
     def weight(self, detector: str) -> float:
-        return float(self.weights.get(detector, 1.0))
+        return float(self.weights.get(detector, DEFAULT_WEIGHTS.get(detector, 1.0)))
 
     def ordered(self, detectors) -> list[str]:
         known = [d for d in self.order if d in detectors]

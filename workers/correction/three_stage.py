@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from workers.contradiction import undoes_paired_finding
 from workers.correction import builtin
 from workers.judge.checks import Issue, run_checks
 from workers.nlp.report import ReportContext
@@ -82,7 +83,8 @@ def correct(ctx: ReportContext, *, llm=None, extractor=None,
                   for rank, scored in enumerate(scores, 1)]
     best, primary = scores[0], detections[0]
     sentence = ctx.sentence(best.index)
-    corrected = apply_suggestion(ctx.text, sentence.start, sentence.end, primary.suggestion)
+    corrected = (apply_suggestion(ctx.text, sentence.start, sentence.end, primary.suggestion)
+                 if primary.suggestion is not None else None)
     return CorrectionResult(True, best.index, primary.suggestion, corrected, detections)
 
 
@@ -91,9 +93,14 @@ def _detection(ctx: ReportContext, scored, rank: int, phrases: list[str]) -> Det
     fix = builtin.correct_sentence(ctx, scored)
     sentence = ctx.sentence(scored.index)
     top = scored.top
+    # never delete or negate the finding of a contradicting pair to agree with its normal side;
+    # a list affirmed with "or" is the sentence's own sign of a lost "no", not the other side's
+    withheld = None if any(s.kind == builtin.DISJUNCTION for s in scored.signals) else \
+        undoes_paired_finding(ctx, scored.index, fix.text)
+    suggestion = None if withheld else fix.text
     evidence = {
         "original": sentence.text,
-        "suggestion": fix.text,
+        "suggestion": suggestion,
         "internal": _relevant_phrases(phrases, sentence.text),
         "neighbours": [n.as_evidence() for n in ctx.neighbours],
         "stages": {
@@ -104,8 +111,12 @@ def _detection(ctx: ReportContext, scored, rank: int, phrases: list[str]) -> Det
             "correct": {"method": fix.method, "detail": fix.detail, "support": fix.support},
         },
     }
+    if withheld:
+        evidence["stages"]["correct"]["withheld"] = (
+            f"'{fix.text}' would remove the finding that contradicts sentence "
+            f"{withheld.other_of(scored.index).sentence + 1}; the normal side is the one doubted")
     return Detection(
         sentence_index=scored.index, start=sentence.start, end=sentence.end, detector=DETECTOR,
         explanation=top.explanation, harm=builtin.harm_for(ctx, scored.index, top),
         confidence=builtin.confidence_band(scored.score), evidence=evidence,
-        suggestion=fix.text)
+        suggestion=suggestion)

@@ -1,4 +1,4 @@
-"""The six built-in detectors, declared once.
+"""The seven built-in detectors, declared once.
 
 Each ``run`` takes the stage's plain inputs, the models of the roles it declares and a
 progress callback. The text detectors (stage "audit") share one ``ReportContext``: the report
@@ -14,6 +14,7 @@ from workers.radflag.guarantee import radflag_guarantee
 
 from .evidence import (
     ComparativeEvidence,
+    ContradictionEvidence,
     CorrectionEvidence,
     JudgeEvidence,
     RadFlagEvidence,
@@ -56,6 +57,12 @@ def run_comparative(ctx, models, progress):
     from workers.judge import comparative  # noqa: PLC0415 - defer spaCy
 
     return comparative.detect(ctx)
+
+
+def run_contradiction(ctx, models, progress):
+    from workers.contradiction import detections  # noqa: PLC0415 - defer spaCy
+
+    return detections(ctx)
 
 
 def run_radflag(inputs, models, progress):
@@ -111,3 +118,11 @@ RARRG = register(DetectorSpec(
     run=run_rarrg, template="review/evidence/rarrg.html",
     description="Sentences no key phrase retrieved for the study's images supports "
                 "(Park et al.)."))
+# Declared last: folded after the image detectors by default (docs/audit.md says why).
+CONTRADICTION = register(DetectorSpec(
+    name="contradiction", label="Contradicting sentences", stage="audit", roles=(),
+    scope=SINGLE_PURPOSE, evidence=ContradictionEvidence, run=run_contradiction,
+    template="review/evidence/contradiction.html",
+    description="Pairs of sentences that cannot both be true (heart size, a normal summary "
+                "against an acute finding, presence, side, size): both flagged, each naming "
+                "the other; the normal or summary side is the one doubted."))

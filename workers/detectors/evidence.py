@@ -98,3 +98,20 @@ class RarrgEvidence:
     unsupported: str = doc("the sentence no phrase supports", "")
     reason: str = doc("why it is not supported", "")
     threshold: float = doc("the phrase selection threshold", 0.0)
+
+
+@dataclass(frozen=True)
+class ContradictionEvidence:
+    """Contradicting sentences: the other sentence of the pair and which side is doubted."""
+
+    kind: Literal["heart_size", "global_normal", "presence", "side", "severity"] = doc(
+        "what the two sentences disagree on", "presence")
+    observation: str = doc("the finding this sentence's claim is about", "")
+    other_sentence_index: int = doc("index of the other sentence of the pair", 0)
+    other_sentence: str = doc("the other sentence, as written", "")
+    this_claim: str = doc("the words of this sentence that make its claim", "")
+    other_claim: str = doc("the words of the other sentence that make its claim", "")
+    doubted: bool = doc("whether this side is the one doubted", False)
+    doubted_sentence_index: int | None = doc(
+        "index of the doubted sentence (None: the text cannot say which)")
+    reason: str = doc("why that side is doubted", "")

@@ -26,15 +26,17 @@ def test_a_sound_report_has_no_error(library):
     assert not result.has_error and result.detections == [] and result.corrected_report is None
 
 
-def test_a_lost_negation_is_found_and_restored_from_the_library(library):
+def test_a_lost_negation_is_found_but_not_negated_to_agree_with_the_impression(library):
+    # the only other sentence that speaks of it is the normal impression: with text alone the
+    # impression is the doubted side (workers.contradiction), so the finding is not negated
     text = SOUND.replace("There is no focal airspace consolidation.",
                          "There is focal airspace consolidation.")
     result = run(text, library)
     assert result.has_error and result.sentence_index == 1
-    assert result.suggestion == "There is no focal airspace consolidation."
-    assert result.corrected_report == SOUND
+    assert result.suggestion is None and result.corrected_report is None
     [detection] = result.detections
-    assert detection.evidence["stages"]["correct"]["method"] == "library_polarity"
+    correct = detection.evidence["stages"]["correct"]
+    assert correct["method"] == "library_polarity" and "withheld" in correct
     assert detection.harm.value == "medium"
 
 

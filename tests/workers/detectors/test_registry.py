@@ -39,9 +39,11 @@ def spec(name="toy", **overrides) -> DetectorSpec:
 PLUGIN = spec("plugin_toy", label="Plugin toy")
 
 
-def test_the_six_methods_are_declared_in_fold_order():
-    assert list(DETECTORS) == ["correction", "judge", "comparative", "radflag", "vrag", "rarrg"]
-    assert [s.name for s in in_stage("audit")] == ["correction", "judge", "comparative"]
+def test_the_built_in_detectors_are_declared_in_fold_order():
+    assert list(DETECTORS) == ["correction", "judge", "comparative", "radflag", "vrag", "rarrg",
+                               "contradiction"]
+    assert [s.name for s in in_stage("audit")] == ["correction", "judge", "comparative",
+                                                   "contradiction"]
     assert DETECTORS["comparative"].scope == SINGLE_PURPOSE
     assert DETECTORS["comparative"].needs_no_prior
     assert stage_roles("audit") == ("llm", "extractor")

@@ -1,0 +1,57 @@
+"""In the browser: the five-sentence report of issue 12, uploaded through the upload page,
+shows both contradicting pairs on the review page, each side naming the other, the normal
+side doubted, and no suggestion that removes or negates the effusion."""
+import pytest
+from playwright.sync_api import expect
+
+from tests import factories
+
+from .conftest import log_in
+
+pytestmark = [pytest.mark.browser, pytest.mark.pipeline]
+
+REPORT = ("FINDINGS: Heart size is normal. There is a large right pleural effusion. No "
+          "pneumothorax.\nIMPRESSION: No acute cardiopulmonary process. Mild cardiomegaly.")
+# sentence index -> (the other sentence's number on the page, its text, doubted here)
+PAIRS = {
+    0: (5, "Mild cardiomegaly.", True),
+    4: (1, "Heart size is normal.", False),
+    1: (4, "No acute cardiopulmonary process.", False),
+    3: (2, "There is a large right pleural effusion.", True),
+}
+EFFUSION = 1
+
+
+def test_the_five_sentence_report_shows_both_pairs_and_keeps_the_effusion(
+        page, live_server, celery_worker):
+    log_in(page, live_server, factories.make_user())
+    page.click("text=Upload a study")
+    page.fill("#id_report_text", REPORT)
+    page.click("button:has-text('Upload')")
+    page.wait_for_url(f"{live_server.url}/studies/*/")
+
+    # the jobs panel polls until the pipeline ends; the page then shows the flags
+    page.wait_for_selector(".sent[data-flag]", timeout=120_000)
+    expect(page.locator(".sent[data-flag]")).to_have_count(4)
+
+    for index, (number, other, doubted) in PAIRS.items():
+        page.locator(f"#sentence-{index} .sentence").click()
+        panel = page.locator(f"#panel-{index}")
+        expect(panel).to_be_visible()
+        source = panel.locator("section.detector-contradiction")
+        expect(source).to_have_count(1)
+        expect(source.locator("h4")).to_contain_text("Contradicting sentences")
+        expect(source.locator(".explanation")).to_contain_text(
+            f"Contradicts sentence {number}, \u201c{other}\u201d")
+        expect(source.locator("q.other-sentence")).to_have_text(other)
+        expect(source.locator(".contradiction-doubt")).to_contain_text(
+            "Doubted: this sentence" if doubted else "Doubted: the other sentence")
+
+    # the effusion: no suggestion at all, so nothing that removes or negates it
+    panel = page.locator(f"#panel-{EFFUSION}")
+    page.locator(f"#sentence-{EFFUSION} .sentence").click()
+    expect(panel).to_be_visible()
+    expect(panel.locator(".suggestion")).to_have_count(0)
+    expect(panel.locator(".use-suggestion")).to_have_count(0)
+    expect(panel).not_to_contain_text("There is no large right pleural effusion")
+    expect(panel).not_to_contain_text("Remove this sentence")

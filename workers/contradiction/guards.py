@@ -1,0 +1,141 @@
+"""What keeps two statements that only look opposed from being called a contradiction.
+
+Each guard names a way real reports word two true statements that share an observation:
+a hedge, a finding stated as old or prior, a denial narrowed by its own words ("no new
+consolidation", "no large effusion", "no displaced fracture"), a summary that leaves room
+("other than the effusion"), another side or place. docs/audit.md lists them.
+"""
+from __future__ import annotations
+
+import re
+
+from workers.nlp.findings import Finding
+from workers.nlp.report import STOPWORDS
+from workers.nlp.vocabulary import LATERALITY_RE, LOCATION_RE, SEVERITY_RE
+
+# A claim the radiologist did not commit to is no side of a contradiction.
+HEDGE_RE = re.compile(
+    r"\b(?:may|might|could|possibl\w*|probabl\w*|likely|question\w*|questionabl\w*|"
+    r"suspect\w*|suspicious|concern\w*|suggest\w*|versus|vs|differential|consider\w*|"
+    r"cannot|can ?not|not (?:be )?excluded|equivocal|indeterminate|if|whether|"
+    r"evaluat\w*|rule out|presum\w*|favou?r\w*|borderline)\b|\?", re.IGNORECASE)
+# A finding stated as past: a prior exam's finding or the patient's history is not a claim
+# about this film. "Prior" or "previous" only just before the finding ("prior right
+# pneumothorax"): "improved since the prior exam" speaks of a finding that is there.
+PRIOR_RE = re.compile(r"\b(?:history of|h/o|status post|s/p|in the past|formerly|no longer|"
+                      r"resolved|resolution)\b", re.IGNORECASE)
+_PRIOR_BEFORE_RE = re.compile(r"\b(?:prior|previous(?:ly)?(?: \w+)?)\s+(?:[\w-]+\s+){0,2}$",
+                              re.IGNORECASE)
+# A sentence that revises the report ("after further review ...") replaces what it contradicts.
+REVISION_RE = re.compile(r"\b(?:after (?:further|additional) review|on (?:further )?review|"
+                         r"in retrospect|retrospectively|addendum|correction|corrected|"
+                         r"amended|revised)\b", re.IGNORECASE)
+# Old or lasting: a finding of years is not what a denial of this film's findings is about.
+_LASTING = (r"old|healed|healing|chronic|remote|longstanding|long-standing|sequela\w*|"
+            r"calcifi\w*|scar\w*|degenerative")
+LASTING_RE = re.compile(rf"\b(?:{_LASTING})\b", re.IGNORECASE)
+# Known or unchanged as well: what "no acute ..." and a normal summary do not deny.
+CHRONIC_RE = re.compile(rf"\b(?:{_LASTING}|stable|unchanged|persistent|persists|again|"
+                        r"redemonstrated|known|postoperative|postsurgical|compression)\b",
+                        re.IGNORECASE)
+# A denial with a threshold ("no appreciable pneumothorax", "no significant effusion") leaves
+# room for a trace of the finding.
+THRESHOLD_RE = re.compile(r"\b(?:appreciable|significant|substantial|definite|convincing|"
+                          r"gross|frank|large|sizable|major|measurable)\b", re.IGNORECASE)
+SMALL = frozenset({"trace", "minimal", "mild", "small", "borderline"})
+# A summary that leaves room for what the report names ("no acute process other than the
+# effusion", "lungs are otherwise clear").
+EXCEPTION_RE = re.compile(r"\b(?:otherwise|except|apart from|aside from|other than|besides|"
+                          r"remainder|rest of|elsewhere|beyond|additional|other|further|"
+                          r"remaining)\b", re.IGNORECASE)
+# A comparison that a denial is about ("no new consolidation", "no increase in effusion"):
+# it says nothing about a finding that was there before.
+CHANGE_CUES = frozenset({"new", "worsened", "increased", "decreased", "improved", "changed",
+                         "interval", "resolved"})
+_DENIAL_CUE_RE = re.compile(r"\b(?:no|without|negative for|free of|nor)\b", re.IGNORECASE)
+_WORD_RE = re.compile(r"[a-z][a-z-]*")
+# Words between a denial and its finding that do not narrow it. A redacted word ("No XXXX
+# airspace disease", "No ___ effusion") may have been "other" or "new", so it narrows.
+_NEUTRAL = (STOPWORDS - {"xxxx"}) | {"evidence", "signs", "sign", "findings", "finding", "visible",
+                        "appreciable", "appreciated", "obvious", "demonstrable", "frank",
+                        "convincing", "radiographic", "the", "a", "an", "any", "is", "there"}
+
+
+def hedged(sentence: str) -> bool:
+    return bool(HEDGE_RE.search(sentence))
+
+
+def stated_as_prior(sentence: str, mention_start: int) -> bool:
+    """The sentence speaks of history, or "prior"/"previous" stands just before the mention
+    (at ``mention_start`` in the sentence)."""
+    return bool(PRIOR_RE.search(sentence) or _PRIOR_BEFORE_RE.search(sentence[:mention_start]))
+
+
+def chronic(sentence: str) -> bool:
+    """Old, lasting, known or unchanged (not what a summary of this film denies)."""
+    return bool(CHRONIC_RE.search(sentence))
+
+
+def lasting(sentence: str) -> bool:
+    """Old or lasting (healed, chronic, long-standing, calcified, a scar)."""
+    return bool(LASTING_RE.search(sentence))
+
+
+def threshold_leaves_room(denial_sentence: str, stated: Finding) -> bool:
+    """"No appreciable pneumothorax" beside "tiny pneumothorax": the denial has a threshold the
+    small finding is below."""
+    return stated.severity in SMALL and bool(THRESHOLD_RE.search(denial_sentence))
+
+
+def revision(sentence: str) -> bool:
+    return bool(REVISION_RE.search(sentence))
+
+
+def change_denial(finding: Finding) -> bool:
+    """The denial is about a change since a prior exam, not about the finding itself."""
+    return finding.comparison in CHANGE_CUES
+
+
+def denial_qualifiers(finding: Finding, sentence_text: str, sentence_start: int) -> set[str]:
+    """Words between the last denial cue and the denied finding that narrow the denial
+    ("no *new* consolidation", "no *displaced* fracture", "no *acute* fracture"): sides,
+    sizes and places are compared by the rules themselves, function words narrow nothing."""
+    before = sentence_text[:finding.start - sentence_start]
+    cues = list(_DENIAL_CUE_RE.finditer(before))
+    if not cues:
+        return set()
+    gap = before[cues[-1].end():].lower()
+    if "___" in gap:
+        return {"___"}
+    gap = LATERALITY_RE.sub(" ", SEVERITY_RE.sub(" ", LOCATION_RE.sub(" ", gap)))
+    return {w for w in _WORD_RE.findall(gap) if w not in _NEUTRAL}
+
+
+def sides_agree(denied: Finding, stated: Finding) -> bool:
+    """A denial without a side denies every side; one with a side denies that side only (and
+    so says nothing of a finding whose side the text does not give)."""
+    if denied.laterality is None:
+        return True
+    return stated.laterality in (denied.laterality, "bilateral")
+
+
+def places_agree(denied: Finding, stated: Finding) -> bool:
+    """A denial placed somewhere ("no upper lobe opacity") denies that place only."""
+    if denied.location is None:
+        return True
+    return stated.location == denied.location
+
+
+def sizes_agree(denied: Finding, stated: Finding) -> bool:
+    """A denial with a size ("no large effusion") denies that size only."""
+    return denied.severity is None or denied.severity == stated.severity
+
+
+def exception_leaves_room(sentence_text: str, named: set[str], observation: str,
+                          related) -> bool:
+    """A summary that leaves room: an exception word with nothing named excuses everything
+    ("lungs are otherwise clear"); observations the summary's own sentence names are excused
+    ("no acute process other than the effusion")."""
+    if any(related(observation, other) for other in named):
+        return True
+    return bool(EXCEPTION_RE.search(sentence_text)) and not named
