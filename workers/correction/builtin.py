@@ -24,8 +24,10 @@ Stage 3 (correct) proposes a replacement from what flagged the sentence:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from workers.correction.direction import judge_direction
+from workers.correction.restore import restore
 from workers.correction.rewrite import (
     affirmations_of,
     apply_tokens,
@@ -89,12 +91,17 @@ class SentenceScore:
 
 @dataclass(frozen=True)
 class Fix:
-    """Stage 3's proposal: the replacement sentence ("" = remove it) and how it was made."""
+    """Stage 3's proposal: the replacement sentence ("" = remove it; None = no automatic
+    replacement, the radiologist chooses between ``readings``), how it was made, and why it
+    goes this way (``reason``, workers.correction.direction)."""
 
-    text: str
+    text: str | None
     method: str  # library_wording, library_polarity, negation, affirmation, sides, removal
     detail: str
     support: int = 0
+    reason: str = ""
+    readings: tuple[dict, ...] = ()
+    basis: str = ""  # what the direction rests on (workers.correction.direction.Verdict)
 
 
 def disjunction_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
@@ -164,15 +171,32 @@ def _term_fix(ctx: ReportContext, index: int, issue: Issue) -> Fix | None:
             return False
         return not (_observations(words) & elsewhere)
 
-    for fill in slot_fills(ctx, index, issue.start, issue.end, widen=1, widen_left=2,
-                           accept=accept):
+    fills = [f for f in slot_fills(ctx, index, issue.start, issue.end, widen=1, widen_left=2,
+                                   accept=accept)
+             if not _repeats(sentence, f.start, f.end, " ".join(f.words))]
+
+    def library_fix(fill) -> Fix:
         words = " ".join(fill.words)
-        if _repeats(sentence, fill.start, fill.end, words):
-            continue
         where = " (also in a similar report)" if fill.nearby else ""
         return Fix(replace_span(sentence, fill.start, fill.end, words), "library_wording",
                    f"library sentences worded like this one read '{words}' there "
                    f"({fill.count} time{'s' if fill.count != 1 else ''}{where})", fill.count)
+
+    # the report's own other section first: the impression restates the findings
+    restored = restore(ctx, index, issue.start, issue.end, accept)
+    if restored is not None and restored.source == "report" \
+            and not _repeats(sentence, restored.start, restored.end, restored.words):
+        return Fix(replace_span(sentence, restored.start, restored.end, restored.words),
+                   "report_wording", restored.detail, restored.support)
+    for fill in fills:
+        if fill.whole:
+            return library_fix(fill)
+    if fills:
+        return library_fix(fills[0])
+    if restored is not None and not _repeats(sentence, restored.start, restored.end,
+                                             restored.words):
+        return Fix(replace_span(sentence, restored.start, restored.end, restored.words),
+                   "library_context", restored.detail, restored.support)
     without = replace_span(sentence, issue.start, issue.end, "")
     if len(tokens_of(without)) >= 2 and CONCEPT_RE.search(without.lower()):
         return Fix(without, "removal", f"'{issue.term}' removed")
@@ -213,8 +237,8 @@ def _polarity_fix(ctx: ReportContext, index: int, deny: bool) -> Fix | None:
                + " of the sentence")
 
 
-def correct_sentence(ctx: ReportContext, scored: SentenceScore) -> Fix:
-    """Stage 3 for the localized sentence."""
+def _candidate(ctx: ReportContext, scored: SentenceScore) -> tuple[Fix, Signal | None]:
+    """Stage 3's first proposal for the localized sentence, and the signal it answers."""
     index = scored.index
     sentence = ctx.sentence(index).text
     for signal in sorted(scored.signals, key=lambda s: -s.confidence):
@@ -223,20 +247,103 @@ def correct_sentence(ctx: ReportContext, scored: SentenceScore) -> Fix:
                 and issue.start is not None:
             fix = _term_fix(ctx, index, issue)
             if fix:
-                return fix
+                return fix, signal
         if signal.kind == COMPARATIVE and signal.suggestion is not None:
             return Fix(signal.suggestion, "comparison_removed",
-                       "the comparison with a prior exam removed")
+                       "the comparison with a prior exam removed"), signal
         if signal.kind == LATERALITY and issue is not None:
             swapped = swap_sides(sentence)
             if swapped:
-                return Fix(swapped, "sides", "left and right swapped")
+                return Fix(swapped, "sides", "left and right swapped"), signal
         if signal.kind in (CONTRADICTION, IMPRESSION_VS_FINDINGS, UNSUPPORTED, DISJUNCTION):
             deny = _states_present(ctx, index, issue)
             fix = _polarity_fix(ctx, index, deny)
             if fix:
-                return fix
-    return Fix("", "removal", "the sentence removed")
+                return fix, signal
+    return Fix("", "removal", "the sentence removed"), None
+
+
+_METHOD_REASONS = {
+    "report_wording": "a word a chest radiograph cannot show stands where another section of "
+                      "this report names a finding with the same words around it",
+    "library_context": "a word a chest radiograph cannot show stands where library sentences "
+                       "name this finding between the same words",
+    "library_wording": "a word a chest radiograph cannot show, or no reference report uses, "
+                       "stands where sentences worded like this one name a finding",
+    "removal": "the sentence's words are what is wrong, and nothing it states is lost",
+    "comparison_removed": "the study has no prior exam, so the comparison has nothing to "
+                          "compare with; the finding itself is kept",
+    "sides": "the impression and the findings put the finding on opposite sides",
+    "affirmation": "the sentence denies what its own words describe as present, or what the "
+                   "report states elsewhere",
+    "library_polarity": "reference reports write these words with the other polarity",
+    "negation": "the sentence's claim disagrees with the rest of the report",
+}
+
+
+def correct_sentence(ctx: ReportContext, scored: SentenceScore) -> Fix:
+    """Stage 3 for the localized sentence, in the direction the report's own text supports
+    (workers.correction.direction): a fix that would delete a finding the sentence states,
+    with only a summary or the library against it, becomes two readings to choose from."""
+    fix, signal = _candidate(ctx, scored)
+    issue = signal.issue if signal is not None else None
+    own_span = None
+    if issue is not None and issue.rule in (RULE_OUT_OF_DOMAIN, UNSUPPORTED) and issue.term \
+            and issue.start is not None \
+            and fix.method in ("library_wording", "report_wording", "library_context", "removal") \
+            and fix.text != "":
+        own_span = (issue.start, issue.end)
+    own_shape = ("the sentence affirms a list joined by 'or', the shape of a denial that lost "
+                 "its 'no'") if any(s.kind == DISJUNCTION for s in scored.signals) else None
+    related = issue.related if issue is not None else None
+    denial_wording = None
+    if fix.method == "library_polarity":
+        polarity = ctx.polarity(scored.index)
+        if polarity.own == 0 and polarity.variant_count >= 2:
+            denial_wording = (" ".join(polarity.variant), polarity.variant_count)
+    verdict = judge_direction(ctx, scored.index, fix.text, own_span=own_span,
+                              own_shape=own_shape, related=related,
+                              method_reason=_METHOD_REASONS.get(fix.method, fix.detail),
+                              denial_wording=denial_wording)
+    if verdict.allowed:
+        return replace(fix, reason=verdict.reason, basis=verdict.basis)
+    return Fix(None, "two_readings", f"not made automatically ({fix.detail})", fix.support,
+               verdict.reason, readings_for(ctx, scored.index, fix.text, verdict), "none")
+
+
+def readings_for(ctx: ReportContext, index: int, other_reading: str, verdict
+                 ) -> tuple[dict, ...]:
+    """The choices when the text does not say which side is wrong: keep the sentence (and
+    align the sentence that disagrees with it), or the other reading."""
+    sentence = ctx.sentence(index).text
+    readings = [{"choice": "keep", "sentence": index, "text": sentence,
+                 "label": "Keep this sentence as written"}]
+    if verdict.related is not None and verdict.related != index:
+        aligned = _aligned_summary(ctx, verdict.related, index, verdict.lost)
+        if aligned:
+            readings.append({"choice": "align", "sentence": verdict.related, "text": aligned,
+                             "label": f"and change sentence {verdict.related + 1} to agree"})
+    if other_reading:
+        readings.append({"choice": "other", "sentence": index, "text": other_reading,
+                         "label": "Or, if the finding is not there, change this sentence to"})
+    else:
+        readings.append({"choice": "other", "sentence": index, "text": "",
+                         "label": "Or, if the finding is not there, remove this sentence"})
+    return tuple(readings)
+
+
+def _aligned_summary(ctx: ReportContext, summary: int, index: int, lost) -> str | None:
+    """The disagreeing sentence made to agree with the finding: its own affirmation when it
+    denies the finding in so many words ("No pleural effusion." -> "Pleural effusion."), else
+    (a normal statement, "No acute cardiopulmonary process.") the finding's own sentence."""
+    observations = {f.observation for f in lost}
+    explicit = [f for f in ctx.findings.get(summary, []) if f.status == ABSENT
+                and not f.implied and f.observation in observations]
+    if explicit:
+        fix = _polarity_fix(ctx, summary, deny=False)
+        if fix is not None and fix.text:
+            return fix.text
+    return ctx.sentence(index).text
 
 
 def _states_present(ctx: ReportContext, index: int, issue: Issue | None) -> bool:
@@ -266,4 +373,4 @@ def confidence_band(score: float) -> float:
 
 
 __all__ = ["DETECT_THRESHOLD", "Fix", "SentenceScore", "Signal", "correct_sentence",
-           "disjunction_signals", "harm_for", "score_sentences"]
+           "disjunction_signals", "harm_for", "readings_for", "score_sentences"]

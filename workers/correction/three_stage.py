@@ -82,7 +82,9 @@ def correct(ctx: ReportContext, *, llm=None, extractor=None,
                   for rank, scored in enumerate(scores, 1)]
     best, primary = scores[0], detections[0]
     sentence = ctx.sentence(best.index)
-    corrected = apply_suggestion(ctx.text, sentence.start, sentence.end, primary.suggestion)
+    # no automatic replacement (two readings offered): the report stays as written
+    corrected = (apply_suggestion(ctx.text, sentence.start, sentence.end, primary.suggestion)
+                 if primary.suggestion is not None else ctx.text)
     return CorrectionResult(True, best.index, primary.suggestion, corrected, detections)
 
 
@@ -94,6 +96,8 @@ def _detection(ctx: ReportContext, scored, rank: int, phrases: list[str]) -> Det
     evidence = {
         "original": sentence.text,
         "suggestion": fix.text,
+        "suggestion_reason": fix.reason,
+        "readings": list(fix.readings),
         "internal": _relevant_phrases(phrases, sentence.text),
         "neighbours": [n.as_evidence() for n in ctx.neighbours],
         "stages": {
@@ -101,7 +105,8 @@ def _detection(ctx: ReportContext, scored, rank: int, phrases: list[str]) -> Det
             "localize": {"sentence": scored.index, "rank": rank,
                          "signals": [{"kind": s.kind, "confidence": round(s.confidence, 3)}
                                      for s in scored.signals]},
-            "correct": {"method": fix.method, "detail": fix.detail, "support": fix.support},
+            "correct": {"method": fix.method, "detail": fix.detail, "support": fix.support,
+                        "basis": fix.basis},
         },
     }
     return Detection(
