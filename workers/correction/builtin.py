@@ -167,13 +167,16 @@ def _term_fix(ctx: ReportContext, index: int, issue: Issue) -> Fix | None:
     elsewhere = _stated_elsewhere(ctx, index)
 
     def accept(words: str) -> bool:
-        if not _single_finding(words):
+        # one finding in the term's place, never a denial ("no evidence of pneumothorax"
+        # would flip the sentence, not restore a word)
+        if not _single_finding(words) or _NEGATION_WORDS & set(tokens_of(words)):
             return False
         return not (_observations(words) & elsewhere)
 
     fills = [f for f in slot_fills(ctx, index, issue.start, issue.end, widen=1, widen_left=2,
                                    accept=accept)
-             if not _repeats(sentence, f.start, f.end, " ".join(f.words))]
+             if not _repeats(sentence, f.start, f.end, " ".join(f.words))
+             and _keeps_attributes(sentence, f.start, f.end, f.words)]
 
     def library_fix(fill) -> Fix:
         words = " ".join(fill.words)
@@ -201,6 +204,18 @@ def _term_fix(ctx: ReportContext, index: int, issue: Issue) -> Fix | None:
     if len(tokens_of(without)) >= 2 and CONCEPT_RE.search(without.lower()):
         return Fix(without, "removal", f"'{issue.term}' removed")
     return Fix("", "removal", "the sentence removed")
+
+
+_NEGATION_WORDS = frozenset({"no", "not", "without", "negative"})
+_ATTRIBUTE_WORD_RE = re.compile(r"^(?:left|right|bilateral\w*|bi\w+|mild\w*|moderate\w*|"
+                                r"severe\w*|small|large|tiny|trace|minimal\w*)$")
+
+
+def _keeps_attributes(sentence: str, start: int, end: int, words) -> bool:
+    """A wording that took in words around the term keeps the report's own side and size
+    ("Right ___ is unchanged" is not refilled with a finding of no side)."""
+    taken = [w for w in tokens_of(sentence[start:end]) if _ATTRIBUTE_WORD_RE.match(w)]
+    return all(w in words for w in taken)
 
 
 def _observations(text: str) -> set[str]:
@@ -281,6 +296,20 @@ _METHOD_REASONS = {
 }
 
 
+def library_denial(ctx: ReportContext, index: int) -> tuple[str, int] | None:
+    """(wording, times) when the library writes the sentence's words only as a denial: word
+    for word at least twice, or its content words at least three times, and never as here."""
+    polarity = ctx.polarity(index)
+    if polarity.own:
+        return None
+    if polarity.variant is not None and polarity.variant_count >= 2:
+        return " ".join(polarity.variant), polarity.variant_count
+    if polarity.loose_variant is not None and polarity.loose_variants >= 3 \
+            and polarity.loose_own == 0:
+        return " ".join(polarity.loose_variant), polarity.loose_variants
+    return None
+
+
 def correct_sentence(ctx: ReportContext, scored: SentenceScore) -> Fix:
     """Stage 3 for the localized sentence, in the direction the report's own text supports
     (workers.correction.direction): a fix that would delete a finding the sentence states,
@@ -296,11 +325,8 @@ def correct_sentence(ctx: ReportContext, scored: SentenceScore) -> Fix:
     own_shape = ("the sentence affirms a list joined by 'or', the shape of a denial that lost "
                  "its 'no'") if any(s.kind == DISJUNCTION for s in scored.signals) else None
     related = issue.related if issue is not None else None
-    denial_wording = None
-    if fix.method == "library_polarity":
-        polarity = ctx.polarity(scored.index)
-        if polarity.own == 0 and polarity.variant_count >= 2:
-            denial_wording = (" ".join(polarity.variant), polarity.variant_count)
+    denial_wording = library_denial(ctx, scored.index) \
+        if fix.method in ("library_polarity", "negation") else None
     verdict = judge_direction(ctx, scored.index, fix.text, own_span=own_span,
                               own_shape=own_shape, related=related,
                               method_reason=_METHOD_REASONS.get(fix.method, fix.detail),

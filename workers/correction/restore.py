@@ -27,20 +27,29 @@ from dataclasses import dataclass
 
 from workers.library.stats import tokenize
 from workers.library.vectors import report_sentences
+from workers.nlp import extract_findings
 from workers.nlp.lexicon import in_lists, is_radiology_word
 from workers.nlp.report import STOPWORDS, ReportContext
 from workers.nlp.vocabulary import CONCEPT_RE, LATERALITY_RE
 
 # positions of the context words read around a mention (negative: before it)
 POSITIONS = (-3, -2, -1, 1, 2)
-# how strongly a finding's own context counts are pulled towards all findings' (pseudo-counts)
-SMOOTHING = 4.0
-MIN_MENTIONS = 2
+# the weight of a wording's own context counts against all findings' (interpolation)
+WEIGHT = 0.6
+MIN_MENTIONS = 5
+MAX_WORDS = 3
+# a neighbour of the suspect term that stands beside a finding fewer times than this in the
+# library is part of the term's name ("gastroesophageal reflux disease"), not its context
+NAME_WORD_BELOW = 3
+# a word that names where or what kind ("rib fractures", "interstitial edema") joins a mention
+_MODIFIER_LISTS = ("anatomy", "findings")
 _WORD_RE = re.compile(r"[a-z]")
 _EDGE = {-1: "<s>", 1: "</s>"}
 _ATTRIBUTE_RE = re.compile(r"^(?:mild\w*|moderate\w*|severe\w*|small|large|tiny|trace|"
                            r"minimal\w*|bilateral|bibasilar|basilar|apical|upper|lower|mid|"
-                           r"multiple|new|old|chronic|acute|stable|unchanged|persistent)$")
+                           r"multiple|new|old|chronic|acute|stable|unchanged|persistent|remote|"
+                           r"healed|healing|residual|prior|previous|increas\w*|decreas\w*|"
+                           r"worse\w*|improv\w*|layering|loculated|patchy|focal|diffuse)$")
 
 
 @dataclass(frozen=True)
@@ -79,7 +88,7 @@ def _mentions(text: str) -> list[tuple[tuple[str, ...], list[tuple[int, str]]]]:
             continue
         a, b = inside[0], inside[-1] + 1
         out.append((tuple(words[a:b]), _context(words, a, b)))
-        if a > 0 and _plain_word(words[a - 1]):
+        if a > 0 and _plain_word(words[a - 1]) and in_lists(words[a - 1], _MODIFIER_LISTS):
             out.append((tuple(words[a - 1:b]), _context(words, a - 1, b)))
     return out
 
@@ -126,16 +135,33 @@ class ContextModel:
         phrases, features, background = self._counts(exclude)
         ranked = []
         for phrase, n in phrases.items():
-            if n < MIN_MENTIONS or (accept is not None and not accept(" ".join(phrase))):
+            if n < MIN_MENTIONS or len(phrase) > MAX_WORDS or not _labelled(phrase) \
+                    or (accept is not None and not accept(" ".join(phrase))):
                 continue
             score = math.log(n / self.total)
             own = features.get(phrase, Counter())
             for feature in context:
+                # interpolated with how often any finding stands beside the word, at the same
+                # weight for every wording: a rare wording gains nothing from being rare
                 prior = (background.get(feature, 0) + 1) / (self.total + len(background))
-                score += math.log((own.get(feature, 0) + SMOOTHING * prior) / (n + SMOOTHING))
+                score += math.log(WEIGHT * own.get(feature, 0) / n + (1 - WEIGHT) * prior)
             ranked.append((score, phrase, n))
         ranked.sort(key=lambda r: -r[0])
         return ranked
+
+
+_LABELLED: dict[tuple[str, ...], bool] = {}
+
+
+def _labelled(phrase: tuple[str, ...]) -> bool:
+    """A wording of one of the observations a chest radiograph report is labelled with
+    (CheXpert's), not a granuloma, a degenerative change or a device."""
+    if phrase not in _LABELLED:
+        found = [f for f in extract_findings(" ".join(phrase)) if not f.implied]
+        # a device is no condition: a disease-shaped word does not stand in a device's place
+        _LABELLED[phrase] = bool(found) and all(
+            f.labels and "Support Devices" not in f.labels for f in found)
+    return _LABELLED[phrase]
 
 
 _MODELS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -150,18 +176,23 @@ def context_model(library) -> ContextModel:
     return model
 
 
-def _absorbable(word: str) -> bool:
-    """A neighbour of the suspect term that belongs to the same name: no radiology word, or a
-    site outside the chest or a clinical-only word."""
+def _absorbable(word: str, position: int, background: Counter | None) -> bool:
+    """A neighbour of the suspect term that belongs to the same name: a word that is neither
+    a function word, a side, a size or course, nor a finding, and that the library seldom
+    writes at this place beside a finding (or, without a library, no radiology word)."""
     if not _WORD_RE.search(word) or word in STOPWORDS:
         return False
     if LATERALITY_RE.fullmatch(word) or _ATTRIBUTE_RE.match(word) or CONCEPT_RE.search(word):
         return False
-    return (not is_radiology_word(word)
-            or in_lists(word, ("outside_chest", "clinical_only")))
+    if in_lists(word, ("outside_chest", "clinical_only")):
+        return True
+    if background is None:
+        return not is_radiology_word(word)
+    return background.get((position, word), 0) < NAME_WORD_BELOW
 
 
-def gap_of(sentence: str, start: int, end: int) -> tuple[int, int, list[str], int, int]:
+def gap_of(sentence: str, start: int, end: int, background: Counter | None = None
+           ) -> tuple[int, int, list[str], int, int]:
     """The gap around ``sentence[start:end]`` grown over the rest of the name: (start, end)
     offsets, the sentence's words, and the gap's word positions a:b."""
     tokens = tokenize(sentence)
@@ -170,9 +201,9 @@ def gap_of(sentence: str, start: int, end: int) -> tuple[int, int, list[str], in
     if not inside:
         return start, end, words, 0, 0
     a, b = inside[0], inside[-1] + 1
-    while a > 0 and inside[0] - a < 2 and _absorbable(words[a - 1]):
+    while a > 0 and inside[0] - a < 2 and _absorbable(words[a - 1], -1, background):
         a -= 1
-    while b < len(words) and b - inside[-1] - 1 < 2 and _absorbable(words[b]):
+    while b < len(words) and b - inside[-1] - 1 < 2 and _absorbable(words[b], 1, background):
         b += 1
     return tokens[a].start, tokens[b - 1].end, words, a, b
 
@@ -195,9 +226,9 @@ def from_report(ctx: ReportContext, index: int, context: list[tuple[int, str]], 
             continue
         for phrase, theirs in _mentions(ctx.sentence(other).text):
             shared = _same_slot(context, theirs)
-            if shared == 0 or not accept(" ".join(phrase)):
+            if shared == 0 or not _labelled(phrase) or not accept(" ".join(phrase)):
                 continue
-            key = (shared, len(phrase))
+            key = (shared, -len(phrase))
             if best is None or key > best[0]:
                 best = (key, phrase, other, shared)
     if best is None:
@@ -209,7 +240,9 @@ def restore(ctx: ReportContext, index: int, start: int, end: int, accept) -> Res
     """The finding that most likely stood at ``sentence[start:end]`` (grown over the rest of
     the name), from the report's own other sentences, else from the library's contexts."""
     sentence = ctx.sentence(index).text
-    g_start, g_end, words, a, b = gap_of(sentence, start, end)
+    model = context_model(ctx.library) if ctx.library is not None and len(ctx.library) else None
+    g_start, g_end, words, a, b = gap_of(sentence, start, end,
+                                         model.background if model is not None else None)
     if a == b:
         return None
     context = _context(words, a, b)
@@ -219,9 +252,9 @@ def restore(ctx: ReportContext, index: int, start: int, end: int, accept) -> Res
         return Restoration(g_start, g_end, " ".join(phrase), "report",
                            f"sentence {other + 1} of this report names "
                            f"'{' '.join(phrase)}' with the same words around it", shared)
-    if ctx.library is None or not len(ctx.library):
+    if model is None:
         return None
-    ranked = context_model(ctx.library).rank(context, ctx.exclude, accept)
+    ranked = model.rank(context, ctx.exclude, accept)
     if not ranked:
         return None
     score, phrase, n = ranked[0]
