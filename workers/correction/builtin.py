@@ -53,6 +53,7 @@ from workers.types import Harm
 
 DETECT_THRESHOLD = 0.5
 DISJUNCTION = "disjunction"
+DENIAL_SHAPE = "denial_shape"
 COMPARATIVE = "comparative"
 
 _HEDGE_RE = re.compile(r"\b(?:may|might|could|possibl\w*|probabl\w*|likely|versus|vs|"
@@ -123,6 +124,48 @@ def disjunction_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
     return out
 
 
+# Words reports use to deny a finding, hardly ever to state one: "no definite pneumothorax",
+# "no appreciable effusion", "no evidence of edema"; and a caveat on how well a radiograph
+# shows a finding, which only qualifies its absence ("although the sensitivity to detect a
+# pneumothorax is diminished").
+_DENIAL_QUALIFIER_RE = re.compile(r"\b(?:definite|definitely|appreciable|obvious|convincing|"
+                                  r"evidence\s+of)\s+(?:[\w-]+\s+){0,2}$", re.IGNORECASE)
+_SENSITIVITY_CAVEAT_RE = re.compile(r"\bsensitivity\s+(?:to|for)\s+(?:detect\w*|exclu\w*)",
+                                    re.IGNORECASE)
+
+
+def denial_shape_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
+    """Affirmative sentences worded as a denial: a finding qualified by a word that reports
+    use to deny it ("Definite pneumothorax.", "Evidence of pulmonary edema."), or stated with
+    a caveat on the sensitivity to detect it."""
+    out = []
+    for i in ctx.image_sentences:
+        sentence = ctx.sentence(i)
+        stated = [f for f in ctx.findings.get(i, []) if f.status == PRESENT and not f.implied]
+        if not stated:
+            continue
+        caveat = _SENSITIVITY_CAVEAT_RE.search(sentence.text)
+        # the finding the caveat names ("to detect a pneumothorax") is no denial of its own
+        caveat_at = sentence.start + caveat.start() if caveat else None
+        if any(f.status == ABSENT and not f.implied
+               and (caveat_at is None or f.start < caveat_at) for f in ctx.findings.get(i, [])):
+            continue
+        first = min(stated, key=lambda f: f.start)
+        if caveat_at is not None and first.start > caveat_at:
+            continue
+        before = sentence.text[:first.start - sentence.start]
+        m = _DENIAL_QUALIFIER_RE.search(before)
+        if not m and not caveat:
+            continue
+        name = (first.text or first.observation).lower()
+        why = (f"'{m.group().split()[0].lower()}', a word reports use to deny a finding"
+               if m else "a caveat on the sensitivity to detect it, which only a denial needs")
+        out.append((i, Signal(DENIAL_SHAPE, 0.6,
+                              f"The sentence affirms {name} with {why}: the shape of a denial "
+                              "that lost its 'no'.")))
+    return out
+
+
 def comparison_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
     """Comparisons with a prior exam in a study that has none (the comparative detector's
     finding, with its explanation, so the combination aligns the two)."""
@@ -138,7 +181,8 @@ def score_sentences(ctx: ReportContext, issues: list[Issue]) -> list[SentenceSco
     for issue in issues:
         scores.setdefault(issue.sentence, SentenceScore(issue.sentence)).signals.append(
             Signal(issue.rule, issue.confidence, issue.explanation, issue))
-    for index, signal in disjunction_signals(ctx) + comparison_signals(ctx):
+    for index, signal in (disjunction_signals(ctx) + denial_shape_signals(ctx)
+                          + comparison_signals(ctx)):
         scores.setdefault(index, SentenceScore(index)).signals.append(signal)
     return sorted(scores.values(), key=lambda s: (-s.score, s.index))
 
@@ -270,7 +314,8 @@ def _candidate(ctx: ReportContext, scored: SentenceScore) -> tuple[Fix, Signal |
             swapped = swap_sides(sentence)
             if swapped:
                 return Fix(swapped, "sides", "left and right swapped"), signal
-        if signal.kind in (CONTRADICTION, IMPRESSION_VS_FINDINGS, UNSUPPORTED, DISJUNCTION):
+        if signal.kind in (CONTRADICTION, IMPRESSION_VS_FINDINGS, UNSUPPORTED, DISJUNCTION,
+                           DENIAL_SHAPE):
             deny = _states_present(ctx, index, issue)
             fix = _polarity_fix(ctx, index, deny)
             if fix:
@@ -310,6 +355,15 @@ def library_denial(ctx: ReportContext, index: int) -> tuple[str, int] | None:
     return None
 
 
+# the sentence's own words that make a lost denial the reason for a fix's direction
+_SHAPE_REASONS = {
+    DISJUNCTION: "the sentence affirms a list joined by 'or', the shape of a denial that lost "
+                 "its 'no'",
+    DENIAL_SHAPE: "the sentence words the finding as reports word a denial ('definite', "
+                  "'appreciable', 'evidence of', a caveat on the sensitivity to detect it)",
+}
+
+
 def correct_sentence(ctx: ReportContext, scored: SentenceScore) -> Fix:
     """Stage 3 for the localized sentence, in the direction the report's own text supports
     (workers.correction.direction): a fix that would delete a finding the sentence states,
@@ -322,8 +376,8 @@ def correct_sentence(ctx: ReportContext, scored: SentenceScore) -> Fix:
             and fix.method in ("library_wording", "report_wording", "library_context", "removal") \
             and fix.text != "":
         own_span = (issue.start, issue.end)
-    own_shape = ("the sentence affirms a list joined by 'or', the shape of a denial that lost "
-                 "its 'no'") if any(s.kind == DISJUNCTION for s in scored.signals) else None
+    own_shape = next((_SHAPE_REASONS[s.kind] for s in scored.signals
+                      if s.kind in _SHAPE_REASONS), None)
     related = issue.related if issue is not None else None
     denial_wording = library_denial(ctx, scored.index) \
         if fix.method in ("library_polarity", "negation") else None
@@ -399,4 +453,5 @@ def confidence_band(score: float) -> float:
 
 
 __all__ = ["DETECT_THRESHOLD", "Fix", "SentenceScore", "Signal", "correct_sentence",
-           "disjunction_signals", "harm_for", "readings_for", "score_sentences"]
+           "denial_shape_signals", "disjunction_signals", "harm_for", "readings_for",
+           "score_sentences"]

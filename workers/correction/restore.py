@@ -41,6 +41,10 @@ MAX_WORDS = 3
 # a neighbour of the suspect term that stands beside a finding fewer times than this in the
 # library is part of the term's name ("gastroesophageal reflux disease"), not its context
 NAME_WORD_BELOW = 3
+# nouns that end a disease's name of several words
+_NAME_HEADS = frozenset({"disease", "syndrome", "dysfunction", "disorder", "cancer",
+                         "carcinoma"})
+_PUNCT_RE = re.compile(r"[,;:.()]")
 # a word that names where or what kind ("rib fractures", "interstitial edema") joins a mention
 _MODIFIER_LISTS = ("anatomy", "findings")
 _WORD_RE = re.compile(r"[a-z]")
@@ -182,13 +186,20 @@ def _absorbable(word: str, position: int, background: Counter | None) -> bool:
     writes at this place beside a finding (or, without a library, no radiology word)."""
     if not _WORD_RE.search(word) or word in STOPWORDS:
         return False
+    if position > 0 and word in _NAME_HEADS:
+        return True  # the head of a disease's name ("reflux disease", "esophageal cancer")
     if LATERALITY_RE.fullmatch(word) or _ATTRIBUTE_RE.match(word) or CONCEPT_RE.search(word):
         return False
     if in_lists(word, ("outside_chest", "clinical_only")):
         return True
-    if background is None:
-        return not is_radiology_word(word)
-    return background.get((position, word), 0) < NAME_WORD_BELOW
+    rare_here = background is None or background.get((position, word), 0) < NAME_WORD_BELOW
+    if is_radiology_word(word):
+        # an organ's adjective ("gastroesophageal", "esophageal") belongs to a disease's name
+        # when the library does not write it beside a finding; a report's verb ("reflect")
+        # never does
+        return background is not None and rare_here \
+            and in_lists(word, ("anatomy", "partly_shown_organs", "positions"))
+    return rare_here
 
 
 def gap_of(sentence: str, start: int, end: int, background: Counter | None = None
@@ -201,9 +212,14 @@ def gap_of(sentence: str, start: int, end: int, background: Counter | None = Non
     if not inside:
         return start, end, words, 0, 0
     a, b = inside[0], inside[-1] + 1
-    while a > 0 and inside[0] - a < 2 and _absorbable(words[a - 1], -1, background):
+    def joined(i: int) -> bool:  # no punctuation between word i and the next
+        return not _PUNCT_RE.search(sentence[tokens[i].end:tokens[i + 1].start])
+
+    while a > 0 and inside[0] - a < 2 and joined(a - 1) \
+            and _absorbable(words[a - 1], -1, background):
         a -= 1
-    while b < len(words) and b - inside[-1] - 1 < 2 and _absorbable(words[b], 1, background):
+    while b < len(words) and b - inside[-1] - 1 < 2 and joined(b - 1) \
+            and _absorbable(words[b], 1, background):
         b += 1
     return tokens[a].start, tokens[b - 1].end, words, a, b
 
