@@ -128,7 +128,8 @@ def disjunction_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
 # "no appreciable effusion", "no evidence of edema"; and a caveat on how well a radiograph
 # shows a finding, which only qualifies its absence ("although the sensitivity to detect a
 # pneumothorax is diminished").
-_DENIAL_QUALIFIER_RE = re.compile(r"\b(?:definite|definitely|appreciable|obvious|convincing|"
+# ("appreciable" is not one: correct dev reports write "Appreciable right pleural effusion.")
+_DENIAL_QUALIFIER_RE = re.compile(r"\b(?:definite|definitely|obvious|convincing|"
                                   r"evidence\s+of)\s+(?:[\w-]+\s+){0,2}$", re.IGNORECASE)
 _SENSITIVITY_CAVEAT_RE = re.compile(r"\bsensitivity\s+(?:to|for)\s+(?:detect\w*|exclu\w*)",
                                     re.IGNORECASE)
@@ -141,7 +142,9 @@ def denial_shape_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
     out = []
     for i in ctx.image_sentences:
         sentence = ctx.sentence(i)
-        stated = [f for f in ctx.findings.get(i, []) if f.status == PRESENT and not f.implied]
+        # conditions only: "evidence of prior vertebroplasty" states a procedure's trace
+        stated = [f for f in ctx.findings.get(i, []) if f.status == PRESENT and not f.implied
+                  and f.labels and "Support Devices" not in f.labels]
         if not stated:
             continue
         caveat = _SENSITIVITY_CAVEAT_RE.search(sentence.text)

@@ -60,12 +60,13 @@ def test_the_context_model_reads_the_words_either_side():
 
 
 def test_a_finding_worded_as_a_denial_is_caught_and_its_denial_restored():
-    for text in ("Definite pneumothorax.", "Appreciable pneumothorax.",
+    for text in ("Definite pneumothorax.", "Obvious pneumothorax.",
                  "Evidence of pneumothorax, although the sensitivity to detect a pneumothorax "
                  "is diminished given supine technique."):
         ctx = _ctx("FINDINGS: Heart size is normal. " + text)
         assert [i for i, _ in denial_shape_signals(ctx)] == [1], text
     for text in ("No definite pneumothorax.", "Small right apical pneumothorax.",
+                 "There is evidence of prior vertebroplasty at the thoracolumbar junction.",
                  "No pneumothorax, although the sensitivity to detect a pneumothorax is "
                  "diminished."):
         assert denial_shape_signals(_ctx("FINDINGS: " + text)) == [], text
