@@ -135,6 +135,29 @@ _SENSITIVITY_CAVEAT_RE = re.compile(r"\bsensitivity\s+(?:to|for)\s+(?:detect\w*|
                                     re.IGNORECASE)
 
 
+# "Pneumothorax is identified.", "There are pneumothoraces.", "Displaced fractures are
+# demonstrated.": the whole sentence is a finding and a verb of seeing, nothing else
+_BARE_RE = re.compile(r"^\s*(?:there\s+(?:is|are)\s+)?(?P<finding>[\w\s-]+?)\s*"
+                      r"(?:(?:is|are)\s+(?:clearly\s+)?(?:identified|seen|demonstrated|"
+                      r"appreciated|detected|noted|present|visualized))?\s*\.?\s*$",
+                      re.IGNORECASE)
+# findings a report always places (a side, a size, a site) when they are there
+_PLACED_CATEGORIES = frozenset({"Pleura", "Musculoskeletal"})
+
+
+def _bare_placed_finding(text: str, stated) -> bool:
+    """One pleural or bone finding stated present with no side, size or place, in a sentence
+    of nothing but it and a verb of seeing."""
+    m = _BARE_RE.match(text)
+    # a noun alone ("Pleural effusions." in a list of impressions) says too little
+    if len(stated) != 1 or not m or m.group(0).strip().rstrip(".").strip().lower() == \
+            m.group("finding").strip().lower():
+        return False
+    f = stated[0]
+    return (f.category in _PLACED_CATEGORIES and f.laterality is None and f.severity is None
+            and f.location is None)
+
+
 def denial_shape_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
     """Affirmative sentences worded as a denial: a finding qualified by a word that reports
     use to deny it ("Definite pneumothorax.", "Evidence of pulmonary edema."), or stated with
@@ -158,11 +181,18 @@ def denial_shape_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
             continue
         before = sentence.text[:first.start - sentence.start]
         m = _DENIAL_QUALIFIER_RE.search(before)
-        if not m and not caveat:
+        bare = _bare_placed_finding(sentence.text, stated)
+        if not m and not caveat and not bare:
             continue
         name = (first.text or first.observation).lower()
-        why = (f"'{m.group().split()[0].lower()}', a word reports use to deny a finding"
-               if m else "a caveat on the sensitivity to detect it, which only a denial needs")
+        if m:
+            why = f"'{m.group().split()[0].lower()}', a word reports use to deny a finding"
+        elif caveat:
+            why = "a caveat on the sensitivity to detect it, which only a denial needs"
+        else:
+            why = ("no side, size or place, which a pleural or bone finding that is there "
+                   "always has ('Pneumothorax is identified.' is 'No pneumothorax is "
+                   "identified.' without its 'no')")
         out.append((i, Signal(DENIAL_SHAPE, 0.6,
                               f"The sentence affirms {name} with {why}: the shape of a denial "
                               "that lost its 'no'.")))

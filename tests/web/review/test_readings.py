@@ -58,7 +58,8 @@ def test_choosing_the_aligned_summary_edits_that_sentence(radiologist_client):
                                         "text": "Lungs clear.", "version": version}, **HTMX)
     assert response.status_code == 200
     decision = Decision.objects.get(study=study)
-    assert decision.sentence.index == rf.IMPRESSION_EFFUSION and decision.after_text == "Lungs clear."
+    assert decision.sentence.index == rf.IMPRESSION_EFFUSION
+    assert decision.after_text == "Lungs clear."
 
 
 def test_a_suggestion_says_why_it_goes_this_way(radiologist_client):

@@ -50,8 +50,8 @@ def test_the_context_model_reads_the_words_either_side():
     reports = [["Multiple remote rib fractures."], ["Remote rib fractures on the left."],
                ["Old rib fractures."], ["Small left pleural effusion."],
                ["Small right pleural effusion."], ["Moderate left pleural effusion."],
-               ["Remote rib fractures."], ["Left pleural effusion."], ["Remote rib fractures again."],
-               ["Small pleural effusion."]]
+               ["Remote rib fractures."], ["Left pleural effusion."],
+               ["Remote rib fractures again."], ["Small pleural effusion."]]
     model = ContextModel(reports)
     [(_, best, _), *_] = model.rank([(-2, "multiple"), (-1, "remote"), (1, "again")])
     assert best == ("rib", "fractures")
@@ -62,11 +62,14 @@ def test_the_context_model_reads_the_words_either_side():
 def test_a_finding_worded_as_a_denial_is_caught_and_its_denial_restored():
     for text in ("Definite pneumothorax.", "Obvious pneumothorax.",
                  "Evidence of pneumothorax, although the sensitivity to detect a pneumothorax "
-                 "is diminished given supine technique."):
+                 "is diminished given supine technique.", "Pneumothorax is identified.",
+                 "Displaced fractures are demonstrated."):
         ctx = _ctx("FINDINGS: Heart size is normal. " + text)
         assert [i for i, _ in denial_shape_signals(ctx)] == [1], text
     for text in ("No definite pneumothorax.", "Small right apical pneumothorax.",
                  "There is evidence of prior vertebroplasty at the thoracolumbar junction.",
+                 "Small right pneumothorax is identified.", "Cardiomegaly is noted.",
+                 "Pleural effusions.",
                  "No pneumothorax, although the sensitivity to detect a pneumothorax is "
                  "diminished."):
         assert denial_shape_signals(_ctx("FINDINGS: " + text)) == [], text
