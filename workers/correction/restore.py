@@ -37,6 +37,11 @@ POSITIONS = (-3, -2, -1, 1, 2)
 # the weight of a wording's own context counts against all findings' (interpolation)
 WEIGHT = 0.6
 MIN_MENTIONS = 5
+# context words the library writes beside findings fewer times than this are skipped (a
+# library in another style never writes "increased" after a finding; that says nothing)
+INFORMATIVE_FROM = 5
+# the nearer a word, the more it says about what stands in the gap
+_NEARNESS = {1: 1.0, 2: 0.6, 3: 0.3}
 MAX_WORDS = 3
 # a neighbour of the suspect term that stands beside a finding fewer times than this in the
 # library is part of the term's name ("gastroesophageal reflux disease"), not its context
@@ -145,10 +150,14 @@ class ContextModel:
             score = math.log(n / self.total)
             own = features.get(phrase, Counter())
             for feature in context:
+                seen = background.get(feature, 0)
+                if seen < INFORMATIVE_FROM:
+                    continue  # a word the library seldom writes beside a finding tells nothing
                 # interpolated with how often any finding stands beside the word, at the same
                 # weight for every wording: a rare wording gains nothing from being rare
-                prior = (background.get(feature, 0) + 1) / (self.total + len(background))
-                score += math.log(WEIGHT * own.get(feature, 0) / n + (1 - WEIGHT) * prior)
+                prior = (seen + 1) / (self.total + len(background))
+                score += _NEARNESS[abs(feature[0])] * math.log(
+                    WEIGHT * own.get(feature, 0) / n + (1 - WEIGHT) * prior)
             ranked.append((score, phrase, n))
         ranked.sort(key=lambda r: -r[0])
         return ranked
