@@ -52,7 +52,7 @@ def test_the_context_model_reads_the_words_either_side():
                ["Small right pleural effusion."], ["Moderate left pleural effusion."],
                ["Remote rib fractures."], ["Left pleural effusion."],
                ["Remote rib fractures again."], ["Small pleural effusion."]]
-    model = ContextModel(reports)
+    model = ContextModel(reports * 3)
     [(_, best, _), *_] = model.rank([(-2, "multiple"), (-1, "remote"), (1, "again")])
     assert best == ("rib", "fractures")
     [(_, best, _), *_] = model.rank([(-2, "small"), (-1, "left"), (1, "</s>")])
