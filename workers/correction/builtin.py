@@ -138,7 +138,7 @@ _SENSITIVITY_CAVEAT_RE = re.compile(r"\bsensitivity\s+(?:to|for)\s+(?:detect\w*|
 # "Pneumothorax is identified.", "There are pneumothoraces.", "Displaced fractures are
 # demonstrated.": the whole sentence is a finding and a verb of seeing, nothing else
 _BARE_RE = re.compile(r"^\s*(?:there\s+(?:is|are)\s+)?(?P<finding>[\w\s-]+?)\s*"
-                      r"(?:(?:is|are)\s+(?:clearly\s+)?(?:identified|seen|demonstrated|"
+                      r"(?:(?:(?:is|are)\s+)?(?:clearly\s+)?(?:identified|seen|demonstrated|"
                       r"appreciated|detected|noted|present|visualized))?\s*\.?\s*$",
                       re.IGNORECASE)
 # findings a report always places (a side, a size, a site) when they are there

@@ -63,7 +63,7 @@ def test_a_finding_worded_as_a_denial_is_caught_and_its_denial_restored():
     for text in ("Definite pneumothorax.", "Obvious pneumothorax.",
                  "Evidence of pneumothorax, although the sensitivity to detect a pneumothorax "
                  "is diminished given supine technique.", "Pneumothorax is identified.",
-                 "Displaced fractures are demonstrated."):
+                 "Displaced fractures are demonstrated.", "Displaced fractures identified."):
         ctx = _ctx("FINDINGS: Heart size is normal. " + text)
         assert [i for i, _ in denial_shape_signals(ctx)] == [1], text
     for text in ("No definite pneumothorax.", "Small right apical pneumothorax.",
