@@ -69,6 +69,28 @@ def suggestion_of(detection: Detection) -> str | None:
     return None
 
 
+def direction_of(primary: Detection, members: list[Detection], suggestion: str | None,
+                 texts: dict[int, str]) -> tuple[str, list[dict[str, Any]]]:
+    """Why the flag's suggestion goes its way (the reason of the detection that made it) and,
+    when no detection made one automatically, the readings the radiologist chooses between
+    (workers/correction/direction.py), each with the text of the sentence it changes."""
+    for row in [primary, *members]:
+        evidence = row.evidence if isinstance(row.evidence, dict) else {}
+        if suggestion is not None and row.suggestion == suggestion \
+                and evidence.get("suggestion_reason"):
+            return evidence["suggestion_reason"], []
+    if suggestion is None:
+        for row in members:
+            evidence = row.evidence if isinstance(row.evidence, dict) else {}
+            readings = [r for r in evidence.get("readings") or [] if isinstance(r, dict)
+                        and isinstance(r.get("sentence"), int) and isinstance(r.get("text"), str)]
+            if readings:
+                return evidence.get("suggestion_reason", ""), [
+                    {**r, "number": r["sentence"] + 1, "current": texts.get(r["sentence"], "")}
+                    for r in readings]
+    return "", []
+
+
 def _flag_rows_sql() -> QuerySet[Detection]:
     """Flag rows of each study's audited report, correlated on ``OuterRef("pk")`` (a study)."""
     has_combined = Detection.objects.filter(report=OuterRef("report"), detector=Detection.COMBINED)
@@ -171,6 +193,9 @@ class FlagView:
     sentence_text: str
     is_open: bool = True
     figures: Figures | None = None  # the confidence explained (confidence.py)
+    # why the suggestion goes its way; with no automatic replacement, the readings to choose
+    suggestion_reason: str = ""
+    readings: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def harm_slug(self) -> str:
@@ -386,10 +411,12 @@ def review_state(study: Study, report: Report | None = None) -> ReviewState:
                 members.extend(sorted(row.sources.all(), key=lambda d: (-d.confidence, d.id))
                                if row.detector == Detection.COMBINED else [row])
             figures = figures_of(rows, members)
+            suggestion = suggestion_of(primary)
+            reason, readings = direction_of(primary, members, suggestion, texts)
             flag = FlagView(
                 sentence_index=sentence.index, detections=rows, primary=primary, harm=primary.harm,
                 harm_rank=_harm_rank(primary.harm), confidence=figures.value,
-                suggestion=suggestion_of(primary),
+                suggestion=suggestion, suggestion_reason=reason, readings=readings,
                 sources=[_source_view(d, context) for d in members], sentence_text=sentence.text,
                 is_open=decision is None, figures=figures,
             )
