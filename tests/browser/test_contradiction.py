@@ -47,11 +47,13 @@ def test_the_five_sentence_report_shows_both_pairs_and_keeps_the_effusion(
         expect(source.locator(".contradiction-doubt")).to_contain_text(
             "Doubted: this sentence" if doubted else "Doubted: the other sentence")
 
-    # the effusion: no suggestion at all, so nothing that removes or negates it
+    # the effusion: no replacement, and no reading that removes or negates it (keep it, and
+    # align the summary, is the one offered)
     panel = page.locator(f"#panel-{EFFUSION}")
     page.locator(f"#sentence-{EFFUSION} .sentence").click()
     expect(panel).to_be_visible()
-    expect(panel.locator(".suggestion")).to_have_count(0)
+    expect(panel.locator(".suggestion:not(.readings)")).to_have_count(0)
+    expect(panel.locator(".reading-other")).to_have_count(0)
     expect(panel.locator(".use-suggestion")).to_have_count(0)
     expect(panel).not_to_contain_text("There is no large right pleural effusion")
     expect(panel).not_to_contain_text("Remove this sentence")

@@ -419,31 +419,31 @@ def correct_sentence(ctx: ReportContext, scored: SentenceScore) -> Fix:
                               own_shape=own_shape, related=related,
                               method_reason=_METHOD_REASONS.get(fix.method, fix.detail),
                               denial_wording=denial_wording)
-    if verdict.allowed and not rests_on_own_text(verdict.basis):
-        verdict = _against_a_pair(ctx, scored.index, fix.text, verdict)
+    pair = None if rests_on_own_text(verdict.basis) else \
+        undoes_paired_finding(ctx, scored.index, fix.text)
+    if pair is not None and verdict.allowed:
+        verdict = _refused_by_pair(scored.index, pair, verdict)
     if verdict.allowed:
         return replace(fix, reason=verdict.reason, basis=verdict.basis)
+    # against a contradicting normal statement the finding's removal is not even offered
+    readings = readings_for(ctx, scored.index, fix.text, verdict, offer_other=pair is None)
     return Fix(None, "two_readings", f"not made automatically ({fix.detail})", fix.support,
-               verdict.reason, readings_for(ctx, scored.index, fix.text, verdict), "none")
+               verdict.reason, readings, "none")
 
 
-def _against_a_pair(ctx: ReportContext, index: int, fix_text: str, verdict: Verdict
-                    ) -> Verdict:
+def _refused_by_pair(index: int, pair, verdict: Verdict) -> Verdict:
     """A fix whose reason is not the report's own text may not remove the positive finding of
     a contradicting pair (workers.contradiction): the normal side is the one doubted."""
-    pair = undoes_paired_finding(ctx, index, fix_text)
-    if pair is None:
-        return verdict
     other = pair.other_of(index).sentence
     return Verdict(False, f"sentence {other + 1} contradicts this finding, and with the text "
                           f"alone the normal statement is the side in doubt: the finding is "
                           f"not removed to agree with it", verdict.lost, other, "none")
 
 
-def readings_for(ctx: ReportContext, index: int, other_reading: str, verdict
-                 ) -> tuple[dict, ...]:
+def readings_for(ctx: ReportContext, index: int, other_reading: str, verdict, *,
+                 offer_other: bool = True) -> tuple[dict, ...]:
     """The choices when the text does not say which side is wrong: keep the sentence (and
-    align the sentence that disagrees with it), or the other reading."""
+    align the sentence that disagrees with it), or (``offer_other``) the other reading."""
     sentence = ctx.sentence(index).text
     readings = [{"choice": "keep", "sentence": index, "text": sentence,
                  "label": "Keep this sentence as written"}]
@@ -452,6 +452,8 @@ def readings_for(ctx: ReportContext, index: int, other_reading: str, verdict
         if aligned:
             readings.append({"choice": "align", "sentence": verdict.related, "text": aligned,
                              "label": f"and change sentence {verdict.related + 1} to agree"})
+    if not offer_other:
+        return tuple(readings)
     if other_reading:
         readings.append({"choice": "other", "sentence": index, "text": other_reading,
                          "label": "Or, if the finding is not there, change this sentence to"})
