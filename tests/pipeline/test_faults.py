@@ -37,7 +37,6 @@ pytestmark = [pytest.mark.pipeline, pytest.mark.slow]
 
 # A normal report: its stages are quick, so a batch of 50 fits the suite's time.
 REPORT = "FINDINGS: Heart size is normal. No pneumothorax.\nIMPRESSION: No acute disease"
-FINISHED = [Study.Status.READY, Study.Status.FAILED]
 
 
 def post_reports(api_client, count: int, tag: str = "") -> list[int]:
@@ -243,8 +242,8 @@ def _ids_of(tags: list[str]) -> list[int]:
 
 def test_while_the_database_is_unavailable_requests_fail_cleanly_and_jobs_resume_after(
         transactional_db, api_token):
-    """PostgreSQL stopped for 10 s (the issue asks for 30; 10 keeps the suite short and cuts
-    every connection all the same); on SQLite the write lock held by another writer for 10 s.
+    """PostgreSQL stopped for 6 s (the issue asks for 30; 6 keeps the suite short and cuts
+    every connection all the same); on SQLite the write lock held by another writer for 6 s.
     Uploads made meanwhile either wait and succeed or fail with a 5xx and leave nothing;
     every accepted study is processed once the database is back."""
     server, worker = WebServer(workers=2), WorkerProcess("db-outage")
@@ -252,13 +251,13 @@ def test_while_the_database_is_unavailable_requests_fail_cleanly_and_jobs_resume
     worker.start()
     accepted, refused = [], []
     try:
-        for number in range(3):
+        for number in range(2):
             assert _post_report(server, api_token, f"{REPORT} before{number}.") == 201
             accepted.append(f"before{number}")
-        with database_unavailable(seconds=10):
+        with database_unavailable(seconds=6):
             started = time.monotonic()
             number = 0
-            while time.monotonic() - started < 10:
+            while time.monotonic() - started < 6:
                 status = _post_report(server, api_token, f"{REPORT} during{number}.")
                 assert status in (201, 500, 502, 503), f"upload during the outage got {status}"
                 (accepted if status == 201 else refused).append(f"during{number}")
@@ -295,9 +294,9 @@ def test_queued_work_survives_a_broker_restart(transactional_db, api_client):
     first = WorkerProcess("broker-first")
     first.start()
     try:
-        before = post_reports(api_client, 10, tag="before")
+        before = post_reports(api_client, 6, tag="before")
         restart_broker()
-        after = post_reports(api_client, 3, tag="after")
+        after = post_reports(api_client, 2, tag="after")
         wait_for(lambda: all_ready(after), timeout=120,
                  message="the uploads made after the restart, on the running worker",
                  details=lambda: f"{job_table(after)}\n{first.log()[-3000:]}")
