@@ -69,7 +69,8 @@ def _text(ctx: ReportContext, index: int) -> str:
 
 def _clean_positive(ctx: ReportContext, index: int, f: Finding) -> bool:
     """A positive claim the radiologist committed to: stated present, not implied, not
-    hedged, not a prior exam's or the history's, and not cut off."""
+    hedged, not a prior exam's or the history's, and not in a sentence that revises the
+    report."""
     if f.status != PRESENT or f.implied:
         return False
     text = _text(ctx, index)

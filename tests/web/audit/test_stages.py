@@ -58,14 +58,18 @@ def test_a_report_study_is_audited_combined_and_shown(sent, library, radiologist
     assert {"correction", "judge", "comparative"} <= set(raw.values_list("detector", flat=True))
     correction = raw.get(detector="correction", evidence__stages__localize__rank=1)
     assert correction.sentence_index == 1 and correction.sentence.text.startswith("There is")
-    assert correction.suggestion == "There is no focal airspace consolidation."
+    # the only other sentence about it is the normal impression, the doubted side of the pair
+    # (workers.contradiction): the finding is not negated to agree with it
+    assert correction.suggestion is None
+    assert "withheld" in correction.evidence["stages"]["correct"]
     assert correction.evidence["neighbours"]  # external retrieval from the imported library
     # stage 1 also found the comparison with a prior exam the study does not have
     assert raw.filter(detector="correction", sentence_index=3).exists()
 
     flagged = report.detections.filter(detector="combined", flagged=True)
-    assert set(flagged.values_list("sentence_index", flat=True)) == {1, 3}
-    # the lost negation; "stable" without a prior exam
+    # the lost negation; "stable" without a prior exam; the two contradicting pairs ("Heart
+    # size is normal" / "Stable mild cardiomegaly", the consolidation / the normal impression)
+    assert set(flagged.values_list("sentence_index", flat=True)) == {0, 1, 3, 4}
     merged = flagged.filter(sentence_index=1).order_by("-confidence").first()
     assert {s.detector for s in merged.sources.all()} >= {"correction", "judge"}
     assert merged.harm == "medium"
@@ -90,7 +94,8 @@ def test_combine_follows_the_site_settings_and_rules(sent, library,
     run_pipeline(study, sent, django_capture_on_commit_callbacks)
     combined = report.detections.filter(detector="combined")
     assert combined.exists() and not combined.filter(flagged=True).exists()
-    comparison = combined.get(sentence_index=3)
+    # (sentence 3 also has the contradiction pair's detection: "Heart size is normal")
+    comparison = combined.get(sentence_index=3, explanation__contains="prior exam")
     assert comparison.evidence["filtered_by"] == "no comparisons"
 
 
@@ -145,4 +150,5 @@ def test_a_stage_that_skipped_takes_no_part_in_the_combination(sent, library,
                        result={"skipped": "the image memory is empty"})
     Job.objects.create(study=study, stage="radflag", order=8, state=Job.State.DONE, result={})
     inputs = combine.load(study.jobs.get(stage="combine"))
-    assert set(inputs.rows) == {"correction", "judge", "radflag"}  # no vrag, no comparative
+    # no vrag, no comparative
+    assert set(inputs.rows) == {"correction", "judge", "contradiction", "radflag"}
