@@ -160,7 +160,30 @@ class ContextModel:
                     WEIGHT * own.get(feature, 0) / n + (1 - WEIGHT) * prior)
             ranked.append((score, phrase, n))
         ranked.sort(key=lambda r: -r[0])
+        number = _expected_number(context)
+        if number is not None and any(_number(r[1]) == number for r in ranked):
+            ranked = [r for r in ranked if _number(r[1]) == number]
         return ranked
+
+
+_SINGULAR_VERBS = frozenset({"is", "was", "has"})
+_PLURAL_VERBS = frozenset({"are", "were", "have"})
+
+
+def _expected_number(context: list[tuple[int, str]]) -> str | None:
+    """The number the verb right after the gap asks for ("___ are small": plural)."""
+    after = dict(context).get(1)
+    if after in _SINGULAR_VERBS:
+        return "singular"
+    if after in _PLURAL_VERBS:
+        return "plural"
+    return None
+
+
+def _number(phrase: tuple[str, ...]) -> str:
+    last = phrase[-1]
+    plural = last.endswith("s") and not last.endswith(("sis", "xis", "ss", "us"))
+    return "plural" if plural else "singular"
 
 
 _LABELLED: dict[tuple[str, ...], bool] = {}

@@ -81,3 +81,13 @@ def test_a_denial_shape_fix_rests_on_the_sentences_own_words():
     [fix] = [d for d in result.detections if d.sentence_index == 1]
     assert fix.suggestion is not None and "no" in fix.suggestion.lower().split()
     assert fix.evidence["stages"]["correct"]["basis"] == "own_words"
+
+
+def test_the_verb_after_the_gap_decides_the_number():
+    # the library never writes "are" beside a finding, so only the verb's number tells
+    reports = [["Pleural effusions."]] * 5 + [["Left pleural effusion."]] * 10
+    model = ContextModel(reports)
+    [(_, best, _), *_] = model.rank([(-1, "left"), (1, "are")])
+    assert best == ("pleural", "effusions")
+    [(_, best, _), *_] = model.rank([(-1, "left"), (1, "is")])
+    assert best == ("pleural", "effusion")
