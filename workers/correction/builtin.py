@@ -45,6 +45,7 @@ from workers.library.slots import slot_fills
 from workers.library.stats import tokens_of
 from workers.nlp import harm_of
 from workers.nlp.findings import ABSENT, PRESENT
+from workers.nlp.polarity import negation_count
 from workers.nlp.report import ReportContext
 from workers.nlp.vocabulary import CONCEPT_RE
 from workers.types import Harm
@@ -246,8 +247,7 @@ def _states_present(ctx: ReportContext, index: int, issue: Issue | None) -> bool
         for f in findings:
             if f.observation == issue.observation:
                 return f.status != ABSENT
-    polarity_words = sum(1 for w in ctx.tokens(index) if w in ("no", "not", "without"))
-    return polarity_words == 0
+    return negation_count(ctx.tokens(index)) == 0
 
 
 def harm_for(ctx: ReportContext, index: int, signal: Signal) -> Harm:
