@@ -9,7 +9,7 @@ failure raises ``StructuredOutputError`` and the stage fails, never with a made-
 from __future__ import annotations
 
 from workers.backends.structured import complete_json
-from workers.correction.three_stage import DETECTOR, CorrectionResult, apply_suggestion
+from workers.correction.result import DETECTOR, CorrectionResult, apply_suggestion
 from workers.judge.formatting import (
     bulleted,
     index_of,

@@ -19,7 +19,7 @@ from workers.backends.errors import BackendRequestError, StructuredOutputError
 from workers.backends.structured import parse_json_reply
 from workers.pipeline import Progress, no_progress
 
-from .support import COMPLETE, NONE, PARTIAL, SampleVerdict
+from .verdicts import COMPLETE, NONE, PARTIAL, SampleVerdict
 
 log = logging.getLogger(__name__)
 

@@ -1,0 +1,104 @@
+"""No import circles in workers/ (issue 17): the graph of every import statement, at module
+level and inside functions, computed with ``ast``; a cycle fails with its path."""
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = "workers"
+
+
+def _module_name(path: Path, root: Path) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def _resolve(name: str, modules: set[str]) -> str | None:
+    """The longest known module that ``name`` names or lies in ("workers.nlp.entail" of
+    ``from workers.nlp import entail`` is workers.nlp when entail is no module)."""
+    while name:
+        if name in modules:
+            return name
+        name = name.rpartition(".")[0]
+    return None
+
+
+def import_graph(root: Path = ROOT, package: str = PACKAGE) -> dict[str, set[str]]:
+    files = {_module_name(p, root): p for p in (root / package).rglob("*.py")}
+    modules = set(files)
+    graph: dict[str, set[str]] = {m: set() for m in modules}
+    for module, path in files.items():
+        is_package = path.name == "__init__.py"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    anchor = module.split(".")
+                    anchor = anchor if is_package else anchor[:-1]
+                    anchor = anchor[:len(anchor) - node.level + 1]
+                    base = ".".join(anchor + ([base] if base else []))
+                # "from pkg import name": the submodule pkg.name when it is one, else pkg
+                targets = [f"{base}.{a.name}" for a in node.names] or [base]
+            for target in targets:
+                found = _resolve(target, modules)
+                if found and found != module:
+                    graph[module].add(found)
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """One cycle per strongly connected component with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    counter = [0]
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_the_graph_sees_function_level_and_relative_imports(tmp_path):
+    pkg = tmp_path / "workers"
+    (pkg / "a").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a" / "__init__.py").write_text("")
+    (pkg / "a" / "x.py").write_text("def f():\n    from workers.a import y\n")
+    (pkg / "a" / "y.py").write_text("from . import x\n")
+    graph = import_graph(tmp_path)
+    assert graph["workers.a.x"] == {"workers.a.y"}
+    assert graph["workers.a.y"] == {"workers.a.x"}
+    assert cycles(graph) == [["workers.a.x", "workers.a.y"]]
+
+
+def test_no_import_circles_in_workers():
+    assert cycles(import_graph()) == []
