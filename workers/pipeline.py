@@ -14,6 +14,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from workers import nlp
+from workers.backends.registry import spec_for
+
 
 class Progress(Protocol):
     def __call__(self, fraction: float, note: str = "") -> None: ...
@@ -54,7 +57,6 @@ LOCAL_MODEL_KINDS = frozenset({"transformers", "open_clip", "radgraph"})
 
 def queue_for(roles: tuple[str, ...]) -> str:
     """"gpu" when any of these model roles is served by local weights, else "cpu"."""
-    from workers.backends.registry import spec_for
 
     return "gpu" if any(spec_for(role).kind in LOCAL_MODEL_KINDS for role in roles) else "cpu"
 
@@ -104,7 +106,7 @@ class IngestedImage:
 
 def ingest(images: list[ImageToIngest], progress: Progress = no_progress) -> list[IngestedImage]:
     """Decode every image through the display pipeline and render its preview and thumbnail."""
-    from workers.imaging import encode_png, read_dicom, read_raster, thumbnail
+    from workers.imaging import encode_png, read_dicom, read_raster, thumbnail  # noqa: PLC0415 - defer pydicom/scipy
 
     results = []
     for done, image in enumerate(images):
@@ -137,7 +139,6 @@ class ParsedSentence:
 
 def parse_report(text: str, progress: Progress = no_progress) -> list[ParsedSentence]:
     """Split a report into sentences with their spans and sections, and find what each states."""
-    from workers import nlp
 
     parsed = nlp.parse_report(text)
     findings = nlp.findings_by_sentence(parsed)

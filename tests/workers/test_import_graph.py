@@ -24,7 +24,10 @@ def _resolve(name: str, modules: set[str]) -> str | None:
     return None
 
 
-def import_graph(root: Path = ROOT, package: str = PACKAGE) -> dict[str, set[str]]:
+def import_graph(root: Path = ROOT, package: str = PACKAGE, *, inits: bool = True
+                 ) -> dict[str, set[str]]:
+    """module -> the modules it imports; with ``inits``, also the package __init__s that an
+    import runs first (``from workers.a.b import f`` runs workers/a/__init__.py)."""
     files = {_module_name(p, root): p for p in (root / package).rglob("*.py")}
     modules = set(files)
     graph: dict[str, set[str]] = {m: set() for m in modules}
@@ -47,6 +50,14 @@ def import_graph(root: Path = ROOT, package: str = PACKAGE) -> dict[str, set[str
                 found = _resolve(target, modules)
                 if found and found != module:
                     graph[module].add(found)
+                # importing a.b.c runs a/__init__ and a/b/__init__ first, unless the importing
+                # module lies in them (then they are already being initialised)
+                parts = (found or "").split(".") if inits else []
+                for i in range(1, len(parts)):
+                    parent = ".".join(parts[:i])
+                    if parent in modules and not module.startswith(parent + ".") \
+                            and parent != module:
+                        graph[module].add(parent)
     return graph
 
 
@@ -100,5 +111,39 @@ def test_the_graph_sees_function_level_and_relative_imports(tmp_path):
     assert cycles(graph) == [["workers.a.x", "workers.a.y"]]
 
 
+def test_the_graph_sees_the_packages_an_import_initialises(tmp_path):
+    pkg = tmp_path / "workers"
+    for name in ("a", "b"):
+        (pkg / name).mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a" / "__init__.py").write_text("from .x import f\n")
+    (pkg / "a" / "x.py").write_text("from workers.b.y import g\n")
+    (pkg / "b" / "__init__.py").write_text("from .y import g\n")
+    (pkg / "b" / "y.py").write_text("from workers.a.z import h\n")
+    (pkg / "a" / "z.py").write_text("")
+    graph = import_graph(tmp_path)
+    # y imports a.z, which runs a/__init__, which imports x, which imports b.y: a circle
+    assert "workers.a" in graph["workers.b.y"]
+    assert "workers.a" not in graph["workers.a.x"]
+    assert cycles(graph) == [["workers.a", "workers.a.x", "workers.b", "workers.b.y"]]
+
+
 def test_no_import_circles_in_workers():
-    assert cycles(import_graph()) == []
+    assert cycles(import_graph(inits=False)) == []
+
+
+# The one circle left: the __init__s of rarrg, vrag and imagememory re-export their run
+# modules, and those import each other's leaf modules (rarrg.retrieval <- vrag.probe,
+# vrag.entities <- imagememory.build, ...), so importing any leaf runs the other packages'
+# __init__s. Their function-level imports that would close it are marked "circle of the
+# rarrg/vrag/imagememory package inits". Breaking it means slimming those __init__s (issue 17,
+# not done yet); this test fails when another circle appears or this one grows.
+KNOWN_INIT_CIRCLE = [
+    "workers.imagememory", "workers.imagememory.build", "workers.rarrg", "workers.rarrg.generator",
+    "workers.rarrg.retrieval", "workers.rarrg.run", "workers.rarrg.support", "workers.vrag",
+    "workers.vrag.probe", "workers.vrag.rewrite", "workers.vrag.run",
+]
+
+
+def test_package_inits_add_no_other_circle():
+    assert cycles(import_graph()) in ([], [KNOWN_INIT_CIRCLE])

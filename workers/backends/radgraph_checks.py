@@ -28,7 +28,7 @@ def compatibility_problem() -> str | None:
     """Why radgraph cannot run in this environment, or None when it can."""
     if importlib.util.find_spec("radgraph") is None:
         return "the radgraph package is not installed"
-    from transformers import PreTrainedTokenizerFast
+    from transformers import PreTrainedTokenizerFast  # noqa: PLC0415 - defer transformers
 
     missing = [name for name in REQUIRED_TOKENIZER_METHODS
                if not hasattr(PreTrainedTokenizerFast, name)]
@@ -55,7 +55,7 @@ def _encoder_available(name: str) -> bool:
     if os.path.isdir(name):
         return (Path(name) / "config.json").is_file()
     try:
-        from huggingface_hub import try_to_load_from_cache
+        from huggingface_hub import try_to_load_from_cache  # noqa: PLC0415 - optional huggingface_hub
     except ImportError:
         return False
     try:

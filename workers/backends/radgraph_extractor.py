@@ -22,6 +22,8 @@ import logging
 import threading
 from typing import Any
 
+from workers.nlp.graph import graph_from_radgraph
+
 from .errors import BackendLoadError
 from .radgraph_checks import check_radgraph_folder, compatibility_problem
 from .spec import BackendSpec
@@ -38,11 +40,11 @@ class RadGraphExtractor:
         problems = check_radgraph_folder(spec.path, spec.option("model_type"))
         if problems:
             raise BackendLoadError(f"{spec.setting}: " + "; ".join(problems))
-        from radgraph import RadGraph
+        from radgraph import RadGraph  # noqa: PLC0415 - defer radgraph
 
         device = spec.option("device")
         if device == "auto":
-            import torch
+            import torch  # noqa: PLC0415 - defer torch
             device = "cuda" if torch.cuda.is_available() else "cpu"
         cuda = -1 if device == "cpu" else int(device.partition(":")[2] or 0)
         self.spec = spec
@@ -62,6 +64,5 @@ class RadGraphExtractor:
         return result["0"]
 
     def extract(self, text: str) -> Any:
-        from workers.nlp.graph import graph_from_radgraph
 
         return graph_from_radgraph(self.annotate(text), text)

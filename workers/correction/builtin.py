@@ -33,6 +33,7 @@ from workers.correction.rewrite import (
     replace_span,
     swap_sides,
 )
+from workers.judge import comparative
 from workers.judge.checks import (
     CONTRADICTION,
     IMPRESSION_VS_FINDINGS,
@@ -43,7 +44,7 @@ from workers.judge.checks import (
 )
 from workers.library.slots import slot_fills
 from workers.library.stats import tokens_of
-from workers.nlp import harm_of
+from workers.nlp import extract_findings, harm_of
 from workers.nlp.findings import ABSENT, PRESENT
 from workers.nlp.polarity import negation_count
 from workers.nlp.report import ReportContext
@@ -120,7 +121,6 @@ def disjunction_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
 def comparison_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
     """Comparisons with a prior exam in a study that has none (the comparative detector's
     finding, with its explanation, so the combination aligns the two)."""
-    from workers.judge import comparative
 
     return [(d.sentence_index, Signal(COMPARATIVE, d.confidence, d.explanation, None,
                                       d.suggestion)) for d in comparative.detect(ctx)]
@@ -181,7 +181,6 @@ def _term_fix(ctx: ReportContext, index: int, issue: Issue) -> Fix | None:
 
 
 def _observations(text: str) -> set[str]:
-    from workers.nlp import extract_findings
 
     return {f.observation for f in extract_findings(text) if not f.implied}
 

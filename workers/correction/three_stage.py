@@ -17,6 +17,7 @@ from workers.correction import builtin
 from workers.correction.llm import correct_with_llm
 from workers.correction.result import DETECTOR, CorrectionResult, apply_suggestion
 from workers.judge.checks import Issue, run_checks
+from workers.nlp import extract_graph, graph_phrases
 from workers.nlp.report import ReportContext
 from workers.types import Detection
 
@@ -26,10 +27,8 @@ MAX_INTERNAL = 12
 def internal_phrases(ctx: ReportContext, extractor=None) -> list[str]:
     """The report's own findings as short phrases, from the extractor role's graph."""
     if extractor is None:
-        from workers.nlp import extract_graph, graph_phrases
 
         return graph_phrases(extract_graph(ctx.text))
-    from workers.nlp import graph_phrases
 
     return graph_phrases(extractor.extract(ctx.text))
 

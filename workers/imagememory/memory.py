@@ -139,7 +139,7 @@ class ImageMemory:
     """An image memory in memory; ``open`` reads the current generation, ``save`` writes one."""
 
     def __init__(self, directory: str | os.PathLike, *, hnsw=None, exact_below: int = 20_000):
-        from workers.retrieval.index import HnswParams  # FAISS loads with the first index
+        from workers.retrieval.index import HnswParams  # noqa: PLC0415 - defer faiss (loads with the first index)
 
         self.directory = Path(directory)
         self.hnsw = hnsw or HnswParams()
@@ -178,7 +178,7 @@ class ImageMemory:
             phrases=list(raw.get("phrases", [])),
         )
         if memory._manifest.images:
-            from workers.retrieval.index import VectorIndex
+            from workers.retrieval.index import VectorIndex  # noqa: PLC0415 - defer faiss
 
             memory._index = VectorIndex.load(folder / _INDEX, hnsw=memory.hnsw,
                                              exact_below=memory.exact_below)
@@ -334,7 +334,7 @@ class ImageMemory:
         if not images:
             return
         if self._index is None:
-            from workers.retrieval.index import VectorIndex
+            from workers.retrieval.index import VectorIndex  # noqa: PLC0415 - defer faiss
 
             self._index = VectorIndex(self._manifest.encoder.dim, hnsw=self.hnsw,
                                       exact_below=self.exact_below)

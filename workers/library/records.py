@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
+from workers.nlp import parse_report
+
 _BR_RE = re.compile(r"<\s*br\s*/?\s*>", re.IGNORECASE)
 # "normal.Calcified" -> "normal. Calcified"; decimals ("2.5") and "e.g." are left alone.
 _GLUED_PERIOD_RE = re.compile(r"(?<=[a-z])\.(?=[A-Z])")
@@ -48,7 +50,6 @@ def compose_report(findings: str, impression: str) -> str:
 
 
 def _sections(report: str) -> tuple[str, str]:
-    from workers.nlp import parse_report
 
     parsed = parse_report(report)
     return parsed.section_text("findings"), parsed.section_text("impression")

@@ -105,7 +105,7 @@ def pipeline():
     # loggers that already exist, and PyRuSH warns about every sentence it splits oddly.
     logging.getLogger("PyRuSH").addFilter(_drop_record)
     import spacy  # noqa: PLC0415 - spaCy and medspacy load only when the engine first runs
-    from medspacy.context import ConText, ConTextRule  # noqa: PLC0415
+    from medspacy.context import ConText, ConTextRule  # noqa: PLC0415 - defer medspacy
 
     nlp = spacy.blank("en")
     context = ConText(nlp, rules=None, input_span_type="group", span_group_name="targets",

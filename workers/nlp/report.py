@@ -21,7 +21,7 @@ from workers.nlp import ParsedReport, findings_by_sentence, out_of_domain_terms,
 from workers.nlp.findings import ABSENT, IMAGE_SECTIONS, Finding
 from workers.nlp.lexicon import is_radiology_word
 from workers.nlp.polarity import is_negated
-from workers.nlp.vocabulary import CONCEPT_RE
+from workers.nlp.vocabulary import CONCEPT_RE, ancestors, similar
 
 DEFAULT_NEIGHBOURS = 5
 
@@ -229,7 +229,6 @@ class ReportContext:
         """Other image sentences that state ``finding`` (or a narrower or similar observation)
         with the same status: the report supports itself there. A normal statement ("lungs
         are clear") supports a denial, never an affirmation."""
-        from workers.nlp.vocabulary import ancestors, similar
 
         out = []
         for other, items in self.findings.items():

@@ -40,6 +40,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from workers import nlp
+from workers.nlp import category_of
 from workers.pipeline import Progress, no_progress
 
 from . import risk
@@ -227,7 +229,6 @@ def read_file(path: str | Path) -> list[CalibrationReport | RawReport]:
 def score_raw(record: RawReport, *, model=None) -> CalibrationReport:
     """Support against the samples and factuality against the ground truth, by the entailment
     role (the built-in engine when ``model`` is None), for the candidate's scored sentences."""
-    from workers import nlp
 
     parsed = nlp.parse_report(record.candidate)
     categories = nlp.sentence_categories(parsed)
@@ -254,7 +255,6 @@ def prepare(records: Sequence[CalibrationReport | RawReport], *, model=None,
     for done, record in enumerate(records):
         report = score_raw(record, model=model) if isinstance(record, RawReport) else record
         if categorise and any(s.category is None for s in report.sentences):
-            from workers.nlp import category_of
 
             report = CalibrationReport(report.id, report.n_samples, tuple(
                 s if s.category else CalibrationSentence(s.text, s.support, s.factual,
