@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from workers import nlp
 from workers.backends.registry import spec_for
+from workers.errors import WorkerError
 
 
 class Progress(Protocol):
@@ -26,7 +27,7 @@ def no_progress(fraction: float, note: str = "") -> None:
     """A progress callback for callers that do not report progress."""
 
 
-class StageError(Exception):
+class StageError(WorkerError):
     """A stage cannot do its work; ``message`` says why, for the study page."""
 
     def __init__(self, message: str):

@@ -14,6 +14,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from workers.errors import WorkerError
+
 #: The detector's silence on a sentence is a vote that the sentence is right.
 GENERAL = "general"
 #: It looks for one kind of error only: its silence is no vote on other errors.
@@ -33,7 +35,7 @@ Models = Mapping[str, Any]
 """role → model, resolved by the stage layer; None means the role's built-in default."""
 
 
-class DetectorError(Exception):
+class DetectorError(WorkerError):
     """A spec is malformed or names a detector twice; ``message`` says which and why."""
 
     def __init__(self, message: str):

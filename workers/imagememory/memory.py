@@ -27,6 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
+from workers.errors import WorkerError
+
 MEMORY_SUBDIR = "image_memory"
 FORMAT_VERSION = 1
 _CURRENT = "CURRENT"
@@ -44,7 +46,7 @@ def memory_dir(index_dir: str | os.PathLike) -> Path:
     return Path(index_dir) / MEMORY_SUBDIR
 
 
-class ImageMemoryError(Exception):
+class ImageMemoryError(WorkerError):
     """Base of the image memory's errors; ``message`` is meant for the page or the console."""
 
     def __init__(self, message: str):

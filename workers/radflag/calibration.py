@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from workers import nlp
+from workers.errors import WorkerError
 from workers.nlp import category_of
 from workers.pipeline import Progress, no_progress
 
@@ -54,7 +55,7 @@ _CATEGORY_NAMES = {name.lower(): name for name in CATEGORIES}
 LAMBDA2_TABLE = (1, 2, 3, 4, 5)
 
 
-class CalibrationInputError(ValueError):
+class CalibrationInputError(WorkerError, ValueError):
     """A calibration file or setting we cannot use; ``message`` names the line when there is one."""
 
     def __init__(self, message: str, line: int | None = None):
