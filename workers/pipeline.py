@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from workers import nlp
-from workers.backends.registry import spec_for
+from workers.backends import registry
 from workers.errors import WorkerError
 
 
@@ -58,8 +58,8 @@ LOCAL_MODEL_KINDS = frozenset({"transformers", "open_clip", "radgraph"})
 
 def queue_for(roles: tuple[str, ...]) -> str:
     """"gpu" when any of these model roles is served by local weights, else "cpu"."""
-
-    return "gpu" if any(spec_for(role).kind in LOCAL_MODEL_KINDS for role in roles) else "cpu"
+    local = any(registry.spec_for(role).kind in LOCAL_MODEL_KINDS for role in roles)
+    return "gpu" if local else "cpu"
 
 
 class RoleModels(Mapping):
@@ -76,8 +76,6 @@ class RoleModels(Mapping):
             raise StageError(f"the model role {role!r} was not declared by this stage "
                              f"(declared: {', '.join(self._roles) or 'none'})")
         if role not in self._models:
-            from workers.backends import registry  # noqa: PLC0415 - numpy; only in workers
-
             self._models[role] = getattr(registry, role)()  # llm(), generator(), ...
         return self._models[role]
 
