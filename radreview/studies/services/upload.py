@@ -17,6 +17,7 @@ from django.conf import settings
 from django.db import transaction
 
 from radreview.audit.services import record_event
+from radreview.errors import ServiceError
 from radreview.jobs import services as jobs
 from radreview.security import json_limits
 from workers import imaging, pipeline
@@ -27,7 +28,7 @@ from ..report_text import clean_report_text, is_readable
 logger = logging.getLogger(__name__)
 
 
-class UploadRejected(Exception):
+class UploadRejected(ServiceError):
     """An upload we refuse; ``message`` says why, in words a radiologist can act on."""
 
     def __init__(self, message: str):
