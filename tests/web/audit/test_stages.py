@@ -61,7 +61,8 @@ def test_a_report_study_is_audited_combined_and_shown(sent, library, radiologist
     # the only other sentence about it is the normal impression, the doubted side of the pair
     # (workers.contradiction): the finding is not negated to agree with it
     assert correction.suggestion is None
-    assert "withheld" in correction.evidence["stages"]["correct"]
+    assert correction.evidence["stages"]["correct"]["method"] == "two_readings"
+    assert "other" not in {r["choice"] for r in correction.evidence["readings"]}
     assert correction.evidence["neighbours"]  # external retrieval from the imported library
     # stage 1 also found the comparison with a prior exam the study does not have
     assert raw.filter(detector="correction", sentence_index=3).exists()
