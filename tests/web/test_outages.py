@@ -25,6 +25,11 @@ pytestmark = pytest.mark.django_db(transaction=True)
 @contextlib.contextmanager
 def database_down():
     saved = dict(connection.settings_dict)
+    if connection.vendor == "postgresql":
+        # Other threads' kept connections (a live server's) go down too, as in a real outage.
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                           "WHERE datname = current_database() AND pid <> pg_backend_pid()")
     connection.close()
     if connection.vendor == "sqlite":
         connection.settings_dict["NAME"] = "/nonexistent-folder/radreview.sqlite3"
