@@ -56,6 +56,12 @@ MEDIA_ROOT = Path(os.environ.get("RADREVIEW_MEDIA_ROOT", DATA_DIR / "media")).re
 MEDIA_URL = "/media/"
 STATIC_ROOT = DATA_DIR / "staticfiles"
 STATIC_URL = "/static/"
+STORAGES = {
+    # Uploads are written under a temporary name and renamed: a full disk or a killed process
+    # never leaves half a file under a stored name (radreview/studies/storage.py).
+    "default": {"BACKEND": "radreview.studies.storage.AtomicFileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
 STATICFILES_DIRS = [BASE_DIR / "static"]
 
 
@@ -163,6 +169,8 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     "radreview.security.middleware.RefuseNulMiddleware",
     "radreview.security.middleware.BoundedIdsMiddleware",
+    # Database or broker down: 503 + Retry-After. Before the session, the first database user.
+    "radreview.outages.middleware.OutageMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -198,10 +206,16 @@ TEMPLATES = [
 
 # --- Database and cache --------------------------------------------------------------------
 
+DATABASE_URL = os.environ.get("DATABASE_URL", f"sqlite:///{DATA_DIR / 'radreview.sqlite3'}")
 DATABASES = {
     "default": dj_database_url.parse(
-        os.environ.get("DATABASE_URL", f"sqlite:///{DATA_DIR / 'radreview.sqlite3'}"),
-        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0),
+        DATABASE_URL,
+        # Connections are kept this many seconds (PostgreSQL: a new one per request or task
+        # costs a login each time; docs/operations.md) and checked before each reuse, so a
+        # database restart costs one failed request, not a process restart.
+        conn_max_age=env_int("DATABASE_CONN_MAX_AGE",
+                             0 if DATABASE_URL.startswith("sqlite") else 300),
+        conn_health_checks=True,
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
@@ -393,6 +407,18 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 JOB_HEARTBEAT_SECONDS = env_int("RADREVIEW_JOB_HEARTBEAT_SECONDS", 10)
 JOB_STALE_AFTER_SECONDS = env_int("RADREVIEW_JOB_STALE_AFTER_SECONDS", 120)
 JOB_MAX_ATTEMPTS = env_int("RADREVIEW_JOB_MAX_ATTEMPTS", 3)
+# Every worker reconciles the job rows with the broker this often (radreview/jobs/reconcile.py;
+# 0 turns it off): a job queued for JOB_RESEND_AFTER_SECONDS with no message in the broker is
+# sent again; one the broker refused JOB_MAX_SEND_FAILURES times in a row is marked failed.
+RECONCILE_SECONDS = float(os.environ.get("RADREVIEW_RECONCILE_SECONDS") or 30)
+JOB_RESEND_AFTER_SECONDS = float(os.environ.get("RADREVIEW_JOB_RESEND_AFTER_SECONDS") or 30)
+JOB_MAX_SEND_FAILURES = env_int("RADREVIEW_JOB_MAX_SEND_FAILURES", 10)
+# While the database or the broker is unreachable, requests are answered 503 with this
+# Retry-After (radreview/outages); the outage page reloads itself after as long.
+OUTAGE_RETRY_AFTER_SECONDS = env_int("RADREVIEW_OUTAGE_RETRY_AFTER_SECONDS", 5)
+# Upload files that no study owns (a web worker killed mid-upload) are removed when a worker
+# starts, once they are this old: an upload still in its transaction is never touched.
+ORPHAN_UPLOAD_SECONDS = env_int("RADREVIEW_ORPHAN_UPLOAD_SECONDS", 3600)
 
 # --- Reference libraries -------------------------------------------------------------------
 
@@ -540,12 +566,14 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "filters": {"skip_outages": {"()": "radreview.outages.logs.SkipOutageErrors"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": os.environ.get("RADREVIEW_LOG_LEVEL", "INFO")},
     "loggers": {
         "PyRuSH": {"level": "WARNING"},
         "faiss.loader": {"level": "WARNING"},  # lists every CPU variant it tries
-        "django.request": {"level": "ERROR"},
+        # Outages are logged once by radreview/outages, not once per request here.
+        "django.request": {"level": "ERROR", "filters": ["skip_outages"]},
         "axes": {"level": "WARNING"},  # every sign-in is in the audit trail already
     },
 }

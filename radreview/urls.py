@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.urls import include, path
 
 from radreview.accounts.views import admin_login
+from radreview.outages.views import health
 
 urlpatterns = [
     path("", include("radreview.studies.urls")),
@@ -16,4 +17,5 @@ urlpatterns = [
     path("admin/login/", admin_login),
     path("admin/", admin.site.urls),
     path("api/", include("radreview.api.urls")),
+    path("health/", health, name="health"),
 ]

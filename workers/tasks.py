@@ -3,10 +3,11 @@
 This is the only module under ``workers/`` that imports Django code.
 """
 from celery import shared_task
-from celery.signals import worker_ready
+from celery.signals import worker_ready, worker_shutdown
 
 from radreview.dicomnet import delivery
-from radreview.jobs import recovery, runner
+from radreview.jobs import reconcile, recovery, runner
+from radreview.studies.services import orphans
 
 
 @shared_task(name="workers.tasks.run_stage", acks_late=True, ignore_result=True)
@@ -27,3 +28,10 @@ def send_sr(self, delivery_id: int) -> None:
 def requeue_orphaned_jobs(**_):
     recovery.recover_orphaned_jobs()
     delivery.requeue_pending()
+    orphans.remove_unreferenced_originals()
+    reconcile.start_in_worker()  # from now on, lost messages are found while the worker runs
+
+
+@worker_shutdown.connect
+def stop_reconciler(**_):
+    reconcile.stop_in_worker()

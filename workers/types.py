@@ -10,7 +10,7 @@ from enum import Enum
 from typing import Any
 
 
-class Harm(str, Enum):
+class Harm(str, Enum):  # noqa: UP042 - StrEnum would change str(Harm.X) in stored text
     """How much a wrong sentence could hurt a patient (Lasko et al.'s five levels)."""
 
     NONE = "none"

@@ -112,6 +112,6 @@ class FilterRule(models.Model):
             try:
                 re.compile(self.pattern)
             except re.error as exc:
-                raise ValidationError({"pattern": f"Not a regular expression: {exc}"})
+                raise ValidationError({"pattern": f"Not a regular expression: {exc}"}) from exc
         if self.kind == self.Kind.RESTATES_SENTENCE and not self.metric:
             raise ValidationError({"metric": "Choose how the similarity is measured."})

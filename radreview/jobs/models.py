@@ -38,6 +38,9 @@ class Job(models.Model):
     error = models.TextField(blank=True)  # shown on the study page
     error_detail = models.TextField(blank=True)  # the traceback, for admins
     attempts = models.PositiveIntegerField(default=0)
+    # Sends of this job's message that the broker refused in a row (radreview/jobs/reconcile.py
+    # tries again, and fails the job after JOB_MAX_SEND_FAILURES).
+    send_failures = models.PositiveIntegerField(default=0)
     claim_token = models.UUIDField(null=True, blank=True)
     claimed_by = models.CharField(max_length=200, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)

@@ -46,10 +46,10 @@ def claimant_is_gone(claimed_by: str, host: str | None = None) -> bool:
     return int(pid) != os.getpid() and not _process_exists(int(pid))
 
 
-def recover_orphaned_jobs() -> list[int]:
-    """Requeue orphaned running jobs and resend queued ones; return the ids sent."""
+def requeue_orphans() -> list[int]:
+    """Requeue running jobs whose worker is gone (or fail them after too many tries)."""
     stale_before = timezone.now() - timedelta(seconds=settings.JOB_STALE_AFTER_SECONDS)
-    sent = []
+    requeued = []
     with transaction.atomic():
         running = Job.objects.select_for_update(of=("self",)).filter(state=Job.State.RUNNING)
         for job in running:
@@ -67,7 +67,17 @@ def recover_orphaned_jobs() -> list[int]:
             Job.objects.filter(pk=job.pk).update(state=Job.State.QUEUED, claim_token=None, queued_at=timezone.now())
             record_event("stage_requeued", study=job.study, detail={"stage": job.stage, "attempt": job.attempts})
             logger.warning("job %s (%s) lost its worker; requeued", job.pk, job)
-        for job in Job.objects.filter(Q(state=Job.State.QUEUED)):
-            transaction.on_commit(lambda job=job: services.send(job.pk, job.queue))
+            transaction.on_commit(lambda job=job: services.send_or_defer(job.pk, job.queue))
+            requeued.append(job.pk)
+    return requeued
+
+
+def recover_orphaned_jobs() -> list[int]:
+    """At worker start: requeue orphaned running jobs and resend every queued one; return
+    the ids sent. (While workers run, reconcile.py does this continuously.)"""
+    sent = requeue_orphans()
+    with transaction.atomic():
+        for job in Job.objects.filter(Q(state=Job.State.QUEUED)).exclude(pk__in=sent):
+            transaction.on_commit(lambda job=job: services.send_or_defer(job.pk, job.queue))
             sent.append(job.pk)
     return sent

@@ -42,6 +42,7 @@ def claim(job_id: int) -> uuid.UUID | None:
     won = Job.objects.filter(pk=job_id, state=Job.State.QUEUED).update(
         state=Job.State.RUNNING, claim_token=token, claimed_by=worker_identity(),
         attempts=F("attempts") + 1, started_at=now, heartbeat_at=now, error="", error_detail="",
+        progress_note="", send_failures=0,
     )
     return token if won else None
 
@@ -75,11 +76,16 @@ class ProgressReporter:
 
     def __init__(self, job_id: int, token: uuid.UUID):
         self.job_id, self.token = job_id, token
-        self._last = 0.0
+        # Counted from the start: a stage that ends within half a second writes no progress.
+        self._last = time.monotonic()
+        self.final_note = ""
 
     def __call__(self, fraction: float, note: str = "") -> None:
+        if fraction >= 1.0:  # the end: written by ``finish`` with "done", one write fewer
+            self.final_note = note[:200]
+            return
         now = time.monotonic()
-        if now - self._last < 0.5 and fraction < 1.0:
+        if now - self._last < 0.5:
             return
         self._last = now
         Job.objects.filter(pk=self.job_id, claim_token=self.token).update(
@@ -93,15 +99,16 @@ def run_job(job_id: int) -> None:
         logger.info("job %s is not queued any more; nothing to do", job_id)
         return
     job = Job.objects.select_related("study").get(pk=job_id)
-    if job.study_id:
-        Study.objects.filter(pk=job.study_id, status=Study.Status.QUEUED).update(status=Study.Status.PROCESSING)
+    if job.study_id and job.study.status == Study.Status.QUEUED:  # its first stage
+        Study.objects.filter(pk=job.study_id, status=Study.Status.QUEUED).update(
+            status=Study.Status.PROCESSING)
     stage = STAGES[job.stage]
     logger.info("job %s (%s) started, attempt %s", job.pk, job, job.attempts)
     try:
+        progress = ProgressReporter(job.pk, token)
         with Heartbeat(job.pk, token):
-            result = stage.compute(stage.load(job), RoleModels(stage.roles),
-                                   ProgressReporter(job.pk, token))
-        finished = finish(job, token, lambda: stage.store(job, result))
+            result = stage.compute(stage.load(job), RoleModels(stage.roles), progress)
+        finished = finish(job, token, lambda: stage.store(job, result), note=progress.final_note)
     except Exception as exc:  # a stage failure is recorded on its job, never lost
         fail(job, token, exc)
         return
@@ -109,18 +116,24 @@ def run_job(job_id: int) -> None:
         logger.info("job %s (%s) done", job.pk, job.stage)
 
 
-def finish(job: Job, token: uuid.UUID, store) -> bool:
-    """Store the results and mark the job done in one transaction, if our claim still holds."""
+def finish(job: Job, token: uuid.UUID, store, note: str = "") -> bool:
+    """Store the results and mark the job done in one transaction, if our claim still holds.
+
+    The conditional UPDATE is the claim check and the row lock at once (one round trip): if
+    another worker took the job over, it matches nothing and nothing is stored; if ``store``
+    fails, the transaction rolls back and the job is still ours to mark failed.
+    """
     with transaction.atomic():
-        current = Job.objects.select_for_update(of=("self",)).get(pk=job.pk)
-        if current.state != Job.State.RUNNING or current.claim_token != token:
+        done = {"progress_note": note} if note else {}
+        won = Job.objects.filter(pk=job.pk, state=Job.State.RUNNING, claim_token=token).update(
+            state=Job.State.DONE, progress=1.0, finished_at=timezone.now(), claim_token=None,
+            **done)
+        if not won:
             logger.warning("job %s was taken over by another worker; dropping this run", job.pk)
             return False
         store()
-        Job.objects.filter(pk=job.pk).update(
-            state=Job.State.DONE, progress=1.0, finished_at=timezone.now(), claim_token=None
-        )
-        record_event("stage_done", study=job.study, detail={"stage": job.stage, "attempt": current.attempts})
+        record_event("stage_done", study=job.study,
+                     detail={"stage": job.stage, "attempt": job.attempts})
         if job.study_id:
             services.start_next(job.study)
     return True

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import logging
 
-from django.db import transaction
+from django.db import DatabaseError, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from radreview.celery import app as celery_app
@@ -29,16 +30,46 @@ def plan_jobs(study: Study, inputs: pipeline.StudyInputs) -> list[Job]:
 def enqueue(job: Job) -> None:
     """Mark a job queued and send its message once the surrounding transaction commits.
 
-    Sending after commit means a worker never sees a job id whose row it cannot read yet; if
-    the process dies between commit and send, the worker-start recovery sends it again.
+    Sending after commit means a worker never sees a job id whose row it cannot read yet. A
+    send that fails (broker down), or a process that dies between commit and send, leaves the
+    job queued with no message: the reconciler in every worker sends it again
+    (radreview/jobs/reconcile.py).
     """
     Job.objects.filter(pk=job.pk).update(state=Job.State.QUEUED, queued_at=timezone.now())
-    transaction.on_commit(lambda: send(job.pk, job.queue))
+    transaction.on_commit(lambda: send_or_defer(job.pk, job.queue))
 
 
 def send(job_id: int, queue: str) -> None:
     celery_app.send_task(RUN_STAGE_TASK, args=[job_id], queue=queue)
     logger.info("job %s sent to queue %s", job_id, queue)
+
+
+def send_or_defer(job_id: int, queue: str) -> bool:
+    """Send a queued job's message; if the broker refuses, leave it to the reconciler.
+
+    Never raises: the job row is already committed as queued, so the caller (an upload, a
+    finished stage) has done its part; failing it now would answer 500 for a study that exists,
+    or record a stage as failed after it was stored.
+    """
+    try:
+        send(job_id, queue)
+    except Exception as exc:  # the broker's errors differ by transport (kombu, redis, OSError)
+        note_send_failure(job_id, exc)
+        return False
+    return True
+
+
+def note_send_failure(job_id: int, exc: Exception) -> None:
+    """Count a refused send on the job, so the reconciler knows when to give up."""
+    logger.warning("job %s could not be sent (%s); the reconciler will send it again",
+                   job_id, type(exc).__name__)
+    try:
+        Job.objects.filter(pk=job_id, state=Job.State.QUEUED).update(
+            send_failures=F("send_failures") + 1,
+            progress_note=f"Waiting for the job queue ({type(exc).__name__}); sending again soon.",
+        )
+    except DatabaseError:  # the database is down too: the reconciler still finds the job queued
+        logger.warning("job %s: its failed send could not be recorded", job_id)
 
 
 def start_next(study: Study) -> Job | None:

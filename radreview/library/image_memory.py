@@ -64,7 +64,9 @@ def rebuild(progress: Progress = no_progress, batch: int = 500) -> ImageMemory:
             studies = library_studies(chunk)
             done = start / max(1, len(ids))
 
-            def step(fraction, note="", done=done, size=len(studies)):
+            size = len(studies)
+
+            def step(fraction, note="", done=done, size=size):
                 progress(done + fraction * size / max(1, len(ids)), note)
             add_to_memory(memory, studies, media_root=settings.MEDIA_ROOT, progress=step,
                           **roles)

@@ -103,12 +103,10 @@ def _section_spans(text: str) -> list[tuple[str, str | None, int, int]]:
     for section in parse_report(text).sections:
         start = section.start
         if section.header:
-            match = None
-            for match in re.finditer(_HEADER_AT.format(header=re.escape(section.header)),
-                                     text[previous_end:section.start]):
-                pass
-            if match is not None:
-                start = previous_end + match.start()
+            headers = list(re.finditer(_HEADER_AT.format(header=re.escape(section.header)),
+                                       text[previous_end:section.start]))
+            if headers:
+                start = previous_end + headers[-1].start()
         spans.append((section.name, section.header, start, section.end))
         previous_end = section.end
     return spans
@@ -134,7 +132,7 @@ def final_text(original: str, sentences: Sequence[SentenceLike], replacements: d
                 for i, t in changed.items() if t.strip() == ""]
     removed = {i for i, t in changed.items() if t.strip() == ""}
     if removed:
-        for name, _header, start, end in _section_spans(original):
+        for _name, _header, start, end in _section_spans(original):
             members = [s.index for s in sentences if start <= s.start < end]
             if members and all(i in removed for i in members):
                 line_end = original.find("\n", end)

@@ -10,9 +10,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import (Case, Count, Exists, IntegerField, Max, OuterRef, Prefetch, Q,
-                              QuerySet, Subquery, Value, When)
-from django.db.models.functions import Coalesce
+from django.db.models import (Case, Count, Exists, F, IntegerField, Max, OuterRef, Prefetch, Q,
+                              QuerySet, Subquery, Value, When, Window)
+from django.db.models.functions import Coalesce, RowNumber
 
 from radreview.studies.models import Report, Sentence, Study
 from workers import types
@@ -20,6 +20,7 @@ from workers.detectors import DETECTORS, GENERIC_TEMPLATE, builtin
 from workers.types import Harm
 
 from . import derivation
+from . import state as state_table
 from .confidence import Figures, figures_of, removed_notes
 from .diff import word_diff
 from .labels import label_of
@@ -29,6 +30,10 @@ AUDITED_KINDS = (Report.Kind.UPLOADED, Report.Kind.CANDIDATE)
 DECIDING_ACTIONS = (Decision.Action.ACCEPT, Decision.Action.REJECT, Decision.Action.EDIT)
 # Studies whose pipeline has finished: the only ones a radiologist decides on and signs.
 REVIEWABLE_STATUSES = (Study.Status.READY, Study.Status.SIGNED)
+# The review page shows the latest decisions of the study and of each sentence, not all: its
+# cost must not grow with the history (the API and the audit trail have every decision).
+HISTORY_SHOWN = 20
+SENTENCE_HISTORY_SHOWN = 5
 # A sentence's state after its effective decision.
 STATES = {Decision.Action.ACCEPT: "accepted", Decision.Action.REJECT: "rejected", Decision.Action.EDIT: "edited"}
 
@@ -62,6 +67,28 @@ def suggestion_of(detection: Detection) -> str | None:
             if source.suggestion is not None:
                 return source.suggestion
     return None
+
+
+def direction_of(primary: Detection, members: list[Detection], suggestion: str | None,
+                 texts: dict[int, str]) -> tuple[str, list[dict[str, Any]]]:
+    """Why the flag's suggestion goes its way (the reason of the detection that made it) and,
+    when no detection made one automatically, the readings the radiologist chooses between
+    (workers/correction/direction.py), each with the text of the sentence it changes."""
+    for row in [primary, *members]:
+        evidence = row.evidence if isinstance(row.evidence, dict) else {}
+        if suggestion is not None and row.suggestion == suggestion \
+                and evidence.get("suggestion_reason"):
+            return evidence["suggestion_reason"], []
+    if suggestion is None:
+        for row in members:
+            evidence = row.evidence if isinstance(row.evidence, dict) else {}
+            readings = [r for r in evidence.get("readings") or [] if isinstance(r, dict)
+                        and isinstance(r.get("sentence"), int) and isinstance(r.get("text"), str)]
+            if readings:
+                return evidence.get("suggestion_reason", ""), [
+                    {**r, "number": r["sentence"] + 1, "current": texts.get(r["sentence"], "")}
+                    for r in readings]
+    return "", []
 
 
 def _flag_rows_sql() -> QuerySet[Detection]:
@@ -166,6 +193,9 @@ class FlagView:
     sentence_text: str
     is_open: bool = True
     figures: Figures | None = None  # the confidence explained (confidence.py)
+    # why the suggestion goes its way; with no automatic replacement, the readings to choose
+    suggestion_reason: str = ""
+    readings: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def harm_slug(self) -> str:
@@ -190,9 +220,10 @@ class SentenceView:
     state: str  # "unchanged", "accepted", "rejected", "edited"
     decision: Decision | None
     flag: FlagView | None
-    history: list[Decision]
+    history: list[Decision]  # the latest SENTENCE_HISTORY_SHOWN, oldest first
     # Site rules that removed a flag on this sentence, in words (confidence.removed_notes).
     notes: list[str] = field(default_factory=list)
+    history_count: int = 0  # all decisions on this sentence
 
     @property
     def removed(self) -> bool:
@@ -222,7 +253,7 @@ class ReviewState:
     sections: list[SectionView]
     sentences: list[SentenceView]
     flags: list[FlagView]
-    decisions: list[Decision]
+    decisions: list[Decision]  # the latest HISTORY_SHOWN, oldest first
     undoable: Decision | None
     signoffs: list[SignOff]
     final_text: str
@@ -230,6 +261,7 @@ class ReviewState:
     effective_ids: list[int]
     report_warning: dict[str, Any] | None
     reviewable: bool
+    decision_count: int = 0  # all of the study's decisions; ``decisions`` holds the latest
 
     @property
     def open_flags(self) -> list[FlagView]:
@@ -340,25 +372,21 @@ def report_warning(study: Study, detections: list[Detection]) -> dict[str, Any] 
 def review_state(study: Study, report: Report | None = None) -> ReviewState:
     """Everything the review page shows, from a study loaded by ``study_with_everything``."""
     report = report if report is not None else study.audited_report
-    decisions = list(study.decisions.all())
-    undone = derivation.undone_ids(decisions)
-    for decision in decisions:
-        decision.is_undone = decision.id in undone
+    decisions, history = _shown_history(study)
+    states = state_table.states_of(study)  # kept with every decision: not a replay
+    decision_count = sum(row.decision_count for row in states.values())
     signoffs = list(study.signoffs.all())
     reviewable = study.status in REVIEWABLE_STATUSES
+    undoable = _undoable(decisions, decision_count, study)
     if report is None:
-        return ReviewState(study, None, study.review_version, [], [], [], decisions, None, signoffs,
-                           "", [], [], None, reviewable)
+        return ReviewState(study, None, study.review_version, [], [], [], decisions, undoable,
+                           signoffs, "", [], [], None, reviewable, decision_count)
 
     sentences = list(report.sentences.all())
     detections = list(report.detections.all())
     samples = {r.sample_index: r.text for r in study.reports.all() if r.kind == Report.Kind.SAMPLE}
     texts = {s.index: s.text for s in sentences}
-    effective = derivation.effective_decisions(decisions)
-    history: dict[int, list[Decision]] = {}
-    for decision in decisions:
-        if decision.sentence_id is not None:
-            history.setdefault(decision.sentence_id, []).append(decision)
+    effective = {sentence_id: row.decision for sentence_id, row in states.items() if row.decision}
 
     flag_rows: dict[int, list[Detection]] = {}
     for detection in flags_of(detections):
@@ -383,10 +411,12 @@ def review_state(study: Study, report: Report | None = None) -> ReviewState:
                 members.extend(sorted(row.sources.all(), key=lambda d: (-d.confidence, d.id))
                                if row.detector == Detection.COMBINED else [row])
             figures = figures_of(rows, members)
+            suggestion = suggestion_of(primary)
+            reason, readings = direction_of(primary, members, suggestion, texts)
             flag = FlagView(
                 sentence_index=sentence.index, detections=rows, primary=primary, harm=primary.harm,
                 harm_rank=_harm_rank(primary.harm), confidence=figures.value,
-                suggestion=suggestion_of(primary),
+                suggestion=suggestion, suggestion_reason=reason, readings=readings,
                 sources=[_source_view(d, context) for d in members], sentence_text=sentence.text,
                 is_open=decision is None, figures=figures,
             )
@@ -396,6 +426,7 @@ def review_state(study: Study, report: Report | None = None) -> ReviewState:
             current=decision.after_text if decision else sentence.text,
             state=STATES[decision.action] if decision else "unchanged",
             decision=decision, flag=flag, history=history.get(sentence.pk, []),
+            history_count=states[sentence.pk].decision_count if sentence.pk in states else 0,
             notes=[] if flag else removed_notes(unflagged.get(sentence.index, [])),
         ))
 
@@ -409,18 +440,47 @@ def review_state(study: Study, report: Report | None = None) -> ReviewState:
     replacements = {v.index: v.current for v in views if v.decision is not None}
     return ReviewState(
         study=study, report=report, version=study.review_version, sections=sections, sentences=views,
-        flags=flags, decisions=decisions, undoable=derivation.last_undoable(decisions), signoffs=signoffs,
+        flags=flags, decisions=decisions, undoable=undoable, signoffs=signoffs,
         final_text=derivation.final_text(report.text, sentences, replacements),
         final_sections=derivation.final_sections(sentences, replacements, titles),
         effective_ids=sorted(d.id for d in effective.values()),
         report_warning=report_warning(study, detections), reviewable=reviewable,
+        decision_count=decision_count,
     )
+
+
+def _undoable(latest: list[Decision], decision_count: int, study: Study) -> Decision | None:
+    """The decision undo takes back: the newest live one of the latest shown, which are the
+    newest of all; only when none of them is live does it take a query."""
+    for decision in reversed(latest):
+        if decision.action != Decision.Action.UNDO and not decision.is_undone:
+            return decision
+    return state_table.latest_undoable(study) if decision_count > len(latest) else None
+
+
+def _shown_history(study: Study) -> tuple[list[Decision], dict[int, list[Decision]]]:
+    """The decisions the page shows, oldest first: the study's latest HISTORY_SHOWN, and each
+    sentence's latest SENTENCE_HISTORY_SHOWN (by sentence id). Bounded, so the page costs the
+    same however long the history; the whole log is in the API and the audit trail."""
+    decisions = Decision.objects.filter(study=study).select_related("user", "sentence").annotate(
+        is_undone=Exists(Decision.objects.filter(undoes=OuterRef("pk"))))
+    latest = list(decisions.order_by("-id")[:HISTORY_SHOWN])[::-1]
+    # Ranked on ids alone; only the rows kept are joined and checked for undos.
+    ranked = (Decision.objects.filter(study=study, sentence__isnull=False)
+              .annotate(rank=Window(RowNumber(), partition_by=[F("sentence_id")],
+                                    order_by=F("id").desc()))
+              .filter(rank__lte=SENTENCE_HISTORY_SHOWN).values("id"))
+    per_sentence = sorted(decisions.filter(pk__in=ranked), key=lambda d: d.id)
+    history: dict[int, list[Decision]] = {}
+    for decision in per_sentence:
+        history.setdefault(decision.sentence_id, []).append(decision)
+    return latest, history
 
 
 def review_prefetches() -> list:
     """What ``study_with_everything`` prefetches for ``review_state``."""
+    # Not the decisions: review_state reads the state table and a bounded part of the history.
     return [
-        Prefetch("decisions", queryset=Decision.objects.select_related("user", "sentence").order_by("id")),
         Prefetch("signoffs", queryset=SignOff.objects.select_related("signer", "report").order_by("version")),
     ]
 

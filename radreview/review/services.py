@@ -24,7 +24,8 @@ from radreview.studies.models import Report, Sentence, Study
 from radreview.studies.report_text import clean_report_text, is_readable
 from workers import types
 
-from . import derivation, selectors
+from . import selectors
+from . import state as state_table
 from .models import Decision, Detection, SignOff
 
 logger = logging.getLogger(__name__)
@@ -111,8 +112,7 @@ def _flag_rows(report: Report, sentence: Sentence) -> list[Detection]:
 
 
 def _current_text(study: Study, sentence: Sentence) -> tuple[str, Decision | None]:
-    decisions = list(Decision.objects.filter(study=study).order_by("id"))
-    effective = derivation.effective_decisions(decisions).get(sentence.pk)
+    effective = state_table.current_decision(sentence.pk)
     return (effective.after_text if effective else sentence.text), effective
 
 
@@ -154,6 +154,7 @@ def decide(study: Study, user, *, action: str, sentence_index, version, detectio
             study=study, sentence=sentence, detection=detection, action=action,
             before_text=before, after_text=after, user=user, study_version=seen,
         )
+        state_table.record(decision, effective=decision)
         if study.status == Study.Status.SIGNED:
             # The signed version stays as it is; the study waits for a new sign-off.
             Study.objects.filter(pk=study.pk).update(status=Study.Status.READY)
@@ -187,17 +188,18 @@ def undo_last(study: Study, user, *, version) -> Outcome:
     with transaction.atomic():
         new_version = _claim_version(study, seen)
         study, _report = _load_for_review(study)
-        decisions = list(Decision.objects.filter(study=study).select_related("sentence").order_by("id"))
-        target = derivation.last_undoable(decisions)
+        # Indexed reads that stop at the first live row: the cost does not grow with history.
+        target = state_table.latest_undoable(study)
         if target is None:
             raise ReviewError("There is no decision to undo.")
-        remaining = [d for d in decisions if d.pk != target.pk]
-        previous = derivation.effective_decisions(remaining).get(target.sentence_id)
+        previous = (state_table.effective_for(target.sentence_id, excluding=target.pk)
+                    if target.sentence_id else None)
         after = previous.after_text if previous else (target.sentence.text if target.sentence else "")
         decision = Decision.objects.create(
             study=study, sentence=target.sentence, detection=target.detection, action=Decision.Action.UNDO,
             before_text=target.after_text, after_text=after, undoes=target, user=user, study_version=seen,
         )
+        state_table.record(decision, effective=previous)
         if study.status == Study.Status.SIGNED:
             Study.objects.filter(pk=study.pk).update(status=Study.Status.READY)
         record_event("review_undo", actor=user, study=study, detail={
@@ -301,6 +303,9 @@ def store_detections(report: Report, detections: Iterable[types.Detection], *,
                      flagged: bool = True) -> list[Detection]:
     """Store one detector's detections on a report (for the detection stages, inside their
     store transaction) and note them in the audit trail."""
+    detections = list(detections)
+    if not detections:  # nothing to store: no query (a stage stores several detectors' lists)
+        return []
     sentences = {s.index: s for s in report.sentences.all()}
     rows = Detection.objects.bulk_create(
         Detection(

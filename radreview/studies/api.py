@@ -1,5 +1,6 @@
 """Studies over the API: upload, list, and read with job states and sentences."""
 from django.urls import include, path
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -11,8 +12,11 @@ from radreview.jobs.models import Job
 
 from . import selectors
 from .models import Image, Report, Sentence, Study
-from .services.upload import UploadRejected, UploadRequest, create_studies
+from .services.upload import (StorageFull, UploadRejected, UploadRequest,
+                              create_studies_once)
 from .upload_limits import OVERSIZE_ATTRIBUTE
+
+IDEMPOTENCY_HEADER = "Idempotency-Key"
 
 
 class JobSerializer(serializers.ModelSerializer):
@@ -100,6 +104,11 @@ class StudyViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retrie
         record_event("study_viewed", actor=request.user, study=study, detail={"via": "api"})
         return Response(self.get_serializer(study).data)
 
+    @extend_schema(parameters=[OpenApiParameter(
+        IDEMPOTENCY_HEADER, str, OpenApiParameter.HEADER, required=False,
+        description="Any unique string (1-128 visible ASCII characters, e.g. a UUID) naming this "
+                    "upload: a retry with the same key answers 200 with the first upload's "
+                    "studies and the header Idempotency-Replayed: true, creating nothing.")])
     def create(self, request, *args, **kwargs):
         upload = UploadSerializer(data=request.data)  # parsing the body runs the size limits
         refused = getattr(request._request, OVERSIZE_ATTRIBUTE, None)
@@ -107,10 +116,17 @@ class StudyViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retrie
             raise ValidationError({"detail": refused})
         upload.is_valid(raise_exception=True)
         try:
-            studies = create_studies(user=request.user, request=UploadRequest(**upload.validated_data))
+            studies, replayed = create_studies_once(
+                user=request.user, request=UploadRequest(**upload.validated_data),
+                key=request.headers.get(IDEMPOTENCY_HEADER, ""))
+        except StorageFull as exc:
+            return Response({"detail": exc.message}, status=status.HTTP_507_INSUFFICIENT_STORAGE)
         except UploadRejected as exc:
             raise ValidationError({"detail": exc.message}) from None
         body = StudySummarySerializer(studies, many=True).data
+        if replayed:  # a retry of an upload already made: its studies, nothing new
+            return Response({"studies": body}, status=status.HTTP_200_OK,
+                            headers={"Idempotency-Replayed": "true"})
         return Response({"studies": body}, status=status.HTTP_201_CREATED)
 
 

@@ -1,3 +1,5 @@
+import uuid
+
 from django import forms
 
 
@@ -61,12 +63,21 @@ class UploadForm(forms.Form):
     generator_name = forms.CharField(required=False, max_length=200,
                                      label="Generator name (optional)")
 
+    # A fresh key per page shown: sending the same form twice (a double click, a retry after
+    # an error page) makes one upload, not two (services/upload.py: create_studies_once).
+    upload_token = forms.CharField(required=False, max_length=128, widget=forms.HiddenInput)
+
     PATIENT_FIELDS = ("patient_name", "patient_id", "accession_number")
     EXTERNAL_FIELDS = ("candidate_text", "samples_text", "samples_file", "candidate_temperature",
                        "sample_temperature", "generator_name")
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if not self.is_bound:
+            self.initial.setdefault("upload_token", uuid.uuid4().hex)
+
     def basic_fields(self):
-        return [field for field in self
+        return [field for field in self.visible_fields()
                 if field.name not in self.EXTERNAL_FIELDS + self.PATIENT_FIELDS]
 
     def patient_fields(self):

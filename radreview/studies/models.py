@@ -168,3 +168,21 @@ class Sentence(models.Model):
         text = self.text if len(self.text) <= self.QUOTED_CHARS else (
             self.text[:self.QUOTED_CHARS - 1].rstrip() + "…")
         return f"Study {self.report.study_id}, sentence {self.number}: '{text}'"
+
+
+class UploadKey(models.Model):
+    """The idempotency key an upload came with (the API's ``Idempotency-Key`` header, the
+    upload page's hidden token): a retry with the same key gets the studies of the first."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=128)
+    created_at = models.DateTimeField(auto_now_add=True)
+    studies = models.ManyToManyField(Study, related_name="+")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "key"], name="unique_upload_key_per_user"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Upload key of user {self.user_id}"

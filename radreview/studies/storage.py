@@ -6,6 +6,7 @@ import tempfile
 from pathlib import Path
 
 from django.conf import settings
+from django.core.files.storage import FileSystemStorage
 
 
 def media_path(relative: str) -> Path:
@@ -31,3 +32,37 @@ def write_media_atomically(relative: str, data: bytes) -> str:
         Path(tmp).unlink(missing_ok=True)
         raise
     return relative
+
+
+class AtomicFileSystemStorage(FileSystemStorage):
+    """Django's file storage, writing each file under a temporary name first.
+
+    Django's own storage writes straight to the final name, so a full disk or a killed process
+    leaves half a file there. Here the bytes go to ``.partial-*`` in the same folder, are
+    synced, and only then take their name (a hard link, which never replaces a file that
+    exists: a taken name gets Django's usual suffix); the temporary is removed whatever happens.
+    """
+
+    def _save(self, name, content):
+        target = Path(self.path(name))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".partial-")
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                if hasattr(content, "seek"):
+                    content.seek(0)
+                for chunk in content.chunks():
+                    handle.write(chunk.encode() if isinstance(chunk, str) else chunk)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.chmod(tmp, self.file_permissions_mode or 0o640)
+            while True:
+                try:
+                    os.link(tmp, target)
+                    break
+                except FileExistsError:
+                    name = self.get_available_name(name)
+                    target = Path(self.path(name))
+        finally:
+            Path(tmp).unlink(missing_ok=True)
+        return os.path.relpath(target, self.location).replace(os.sep, "/")

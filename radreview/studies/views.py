@@ -21,7 +21,7 @@ from . import selectors, upload_limits
 from .age import display_age
 from .forms import UploadForm
 from .models import Image, Study
-from .services.upload import UploadRejected, UploadRequest, create_studies
+from .services.upload import UploadRejected, UploadRequest, create_studies_once
 from .storage import media_path
 from .upload_limits import OVERSIZE_ATTRIBUTE, fields_too_large_message
 
@@ -72,22 +72,29 @@ def upload(request):
         return _upload_page(request, UploadForm(), status=413, refused=refused)
     if form.is_valid():
         data = form.cleaned_data
+        upload_request = UploadRequest(
+            files=data["files"], report_text=data["report_text"], has_prior=data["has_prior"],
+            patient_name=data["patient_name"], patient_id=data["patient_id"],
+            accession_number=data["accession_number"],
+            candidate_text=data["candidate_text"], samples_text=data["samples_text"],
+            samples_file=data["samples_file"],
+            candidate_temperature=data["candidate_temperature"],
+            sample_temperature=data["sample_temperature"],
+            generator_name=data["generator_name"],
+        )
         try:
-            studies = create_studies(user=request.user, request=UploadRequest(
-                files=data["files"], report_text=data["report_text"], has_prior=data["has_prior"],
-                patient_name=data["patient_name"], patient_id=data["patient_id"],
-                accession_number=data["accession_number"],
-                candidate_text=data["candidate_text"], samples_text=data["samples_text"],
-                samples_file=data["samples_file"],
-                candidate_temperature=data["candidate_temperature"],
-                sample_temperature=data["sample_temperature"],
-                generator_name=data["generator_name"],
-            ))
+            studies, replayed = create_studies_once(user=request.user, request=upload_request,
+                                                    key=data["upload_token"])
         except UploadRejected as exc:
             form.add_error(None, exc.message)
         else:
             count = len(studies)
-            messages.success(request, f"Uploaded {count} stud{'y' if count == 1 else 'ies'}.")
+            studies_word = f"{count} stud{'y' if count == 1 else 'ies'}"
+            if replayed:  # the same form sent again: the first upload's studies, nothing new
+                messages.info(request, f"This upload was already received ({studies_word}); "
+                                       "nothing was uploaded twice.")
+            else:
+                messages.success(request, f"Uploaded {studies_word}.")
             if count == 1:
                 return redirect("studies:detail", pk=studies[0].pk)
             return redirect("studies:worklist")

@@ -1,12 +1,69 @@
 // Small page behaviours that htmx does not cover. Kept framework-free on purpose.
-document.addEventListener("htmx:responseError", (event) => {
-  const status = event.detail.xhr.status;
-  const box = document.createElement("div");
-  box.className = "error";
-  box.setAttribute("role", "alert");
-  box.textContent = status === 403 ? "You are not allowed to do that." : `The server answered ${status}; try again.`;
-  document.getElementById("main")?.prepend(box);
-});
+// Failed requests. An outage (503: the database or the job queue is unreachable, or no answer
+// at all) shows ONE notice that retries by itself and goes away when the server answers again;
+// the page's polls keep running meanwhile and do not each add a box. Other errors share one box.
+(() => {
+  let outage = null;  // {notice, timer} while the server is unreachable
+
+  const main = () => document.getElementById("main") || document.body;
+
+  function showOutage(retryAfter) {
+    const seconds = Math.max(1, Number(retryAfter) || 5);
+    if (!outage) {
+      const notice = document.createElement("div");
+      notice.id = "outage-notice";
+      notice.className = "error";
+      notice.setAttribute("role", "alert");
+      notice.textContent = "RadReview cannot reach its database or job queue right now. "
+        + "Nothing you saved is lost; reconnecting by itself…";
+      main().prepend(notice);
+      outage = {notice, timer: null};
+    }
+    // Pages without polls still find out when the server is back.
+    clearTimeout(outage.timer);
+    outage.timer = setTimeout(probe, seconds * 1000);
+  }
+
+  function endOutage() {
+    if (!outage) return;
+    clearTimeout(outage.timer);
+    outage.notice.remove();
+    outage = null;
+  }
+
+  async function probe() {
+    try {
+      const answer = await fetch("/health/", {
+        headers: {"X-RadReview-Poll": "1"}, credentials: "same-origin",
+      });
+      if (answer.status === 503) return showOutage(answer.headers.get("Retry-After"));
+      if (answer.ok) return endOutage();
+    } catch (error) { /* no answer at all: still out */ }
+    showOutage();
+  }
+
+  function showError(status) {
+    let box = document.getElementById("request-error");
+    if (!box) {
+      box = document.createElement("div");
+      box.id = "request-error";
+      box.className = "error";
+      box.setAttribute("role", "alert");
+      main().prepend(box);
+    }
+    box.textContent = status === 403 ? "You are not allowed to do that." : `The server answered ${status}; try again.`;
+  }
+
+  document.addEventListener("htmx:responseError", (event) => {
+    const xhr = event.detail.xhr;
+    if (xhr.status === 503) showOutage(xhr.getResponseHeader("Retry-After"));
+    else showError(xhr.status);
+  });
+  document.addEventListener("htmx:sendError", () => showOutage());
+  document.addEventListener("htmx:afterRequest", (event) => {
+    if (event.detail.successful) endOutage();
+  });
+})();
 
 // Idle logoff (radreview/accounts/idle.py). The server signs a session out after
 // data-idle-seconds without a request made by the person; polls say they are polls so they do

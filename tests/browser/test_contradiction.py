@@ -49,15 +49,18 @@ def test_the_five_sentence_report_shows_both_pairs_and_keeps_the_effusion(
 
     # the doubted summary is the one offered a change: aligned with the effusion
     page.locator("#sentence-3 .sentence").click()
-    expect(page.locator("#panel-3 .suggestion")).to_be_visible()
-    inserted = " ".join(page.locator("#panel-3 .suggestion ins").all_inner_texts()).split()
+    suggestion = page.locator("#panel-3 .suggestion:not(.readings)")
+    expect(suggestion).to_be_visible()
+    inserted = " ".join(suggestion.locator("ins").all_inner_texts()).split()
     assert inserted == ["Large", "right", "pleural", "effusion"]  # the period is kept
 
-    # the effusion: no suggestion at all, so nothing that removes or negates it
+    # the effusion: no replacement, and no reading that removes or negates it (keep it, and
+    # align the summary, is the one offered)
     panel = page.locator(f"#panel-{EFFUSION}")
     page.locator(f"#sentence-{EFFUSION} .sentence").click()
     expect(panel).to_be_visible()
-    expect(panel.locator(".suggestion")).to_have_count(0)
+    expect(panel.locator(".suggestion:not(.readings)")).to_have_count(0)
+    expect(panel.locator(".reading-other")).to_have_count(0)
     expect(panel.locator(".use-suggestion")).to_have_count(0)
     expect(panel).not_to_contain_text("There is no large right pleural effusion")
     expect(panel).not_to_contain_text("Remove this sentence")

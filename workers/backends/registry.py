@@ -161,7 +161,7 @@ def configure(specs: Mapping[str, str | None], *,
         _specs = parsed
         for role in ROLES:
             _entries[role] = _Entry()
-    for role, spec in parsed.items():
+    for spec in parsed.values():
         log.log(logging.DEBUG if spec.is_builtin else logging.INFO, "%s = %s", spec.setting, spec.describe())
     return dict(parsed)
 

@@ -24,8 +24,11 @@ Stage 3 (correct) proposes a replacement from what flagged the sentence:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from workers.contradiction import undoes_paired_finding
+from workers.correction.direction import Verdict, judge_direction, rests_on_own_text
+from workers.correction.restore import restore
 from workers.correction.rewrite import (
     affirmations_of,
     apply_tokens,
@@ -51,6 +54,7 @@ from workers.types import Harm
 
 DETECT_THRESHOLD = 0.5
 DISJUNCTION = "disjunction"
+DENIAL_SHAPE = "denial_shape"
 COMPARATIVE = "comparative"
 
 _HEDGE_RE = re.compile(r"\b(?:may|might|could|possibl\w*|probabl\w*|likely|versus|vs|"
@@ -89,12 +93,17 @@ class SentenceScore:
 
 @dataclass(frozen=True)
 class Fix:
-    """Stage 3's proposal: the replacement sentence ("" = remove it) and how it was made."""
+    """Stage 3's proposal: the replacement sentence ("" = remove it; None = no automatic
+    replacement, the radiologist chooses between ``readings``), how it was made, and why it
+    goes this way (``reason``, workers.correction.direction)."""
 
-    text: str
+    text: str | None
     method: str  # library_wording, library_polarity, negation, affirmation, sides, removal
     detail: str
     support: int = 0
+    reason: str = ""
+    readings: tuple[dict, ...] = ()
+    basis: str = ""  # what the direction rests on (workers.correction.direction.Verdict)
 
 
 def disjunction_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
@@ -116,6 +125,81 @@ def disjunction_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
     return out
 
 
+# Words reports use to deny a finding, hardly ever to state one: "no definite pneumothorax",
+# "no appreciable effusion", "no evidence of edema"; and a caveat on how well a radiograph
+# shows a finding, which only qualifies its absence ("although the sensitivity to detect a
+# pneumothorax is diminished").
+# ("appreciable" is not one: correct dev reports write "Appreciable right pleural effusion.")
+_DENIAL_QUALIFIER_RE = re.compile(r"\b(?:definite|definitely|obvious|convincing|"
+                                  r"evidence\s+of)\s+(?:[\w-]+\s+){0,2}$", re.IGNORECASE)
+_SENSITIVITY_CAVEAT_RE = re.compile(r"\bsensitivity\s+(?:to|for)\s+(?:detect\w*|exclu\w*)",
+                                    re.IGNORECASE)
+
+
+# "Pneumothorax is identified.", "There are pneumothoraces.", "Displaced fractures are
+# demonstrated.": the whole sentence is a finding and a verb of seeing, nothing else
+_BARE_RE = re.compile(r"^\s*(?:there\s+(?:is|are)\s+)?(?P<finding>[\w\s-]+?)\s*"
+                      r"(?:(?:(?:is|are)\s+)?(?:clearly\s+)?(?:identified|seen|demonstrated|"
+                      r"appreciated|detected|noted|present|visualized))?\s*\.?\s*$",
+                      re.IGNORECASE)
+# findings a report always places (a side, a size, a site) when they are there
+_PLACED_CATEGORIES = frozenset({"Pleura", "Musculoskeletal"})
+
+
+def _bare_placed_finding(text: str, stated) -> bool:
+    """One pleural or bone finding stated present with no side, size or place, in a sentence
+    of nothing but it and a verb of seeing."""
+    m = _BARE_RE.match(text)
+    # a noun alone ("Pleural effusions." in a list of impressions) says too little
+    if len(stated) != 1 or not m or m.group(0).strip().rstrip(".").strip().lower() == \
+            m.group("finding").strip().lower():
+        return False
+    f = stated[0]
+    return (f.category in _PLACED_CATEGORIES and f.laterality is None and f.severity is None
+            and f.location is None)
+
+
+def denial_shape_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
+    """Affirmative sentences worded as a denial: a finding qualified by a word that reports
+    use to deny it ("Definite pneumothorax.", "Evidence of pulmonary edema."), or stated with
+    a caveat on the sensitivity to detect it."""
+    out = []
+    for i in ctx.image_sentences:
+        sentence = ctx.sentence(i)
+        # conditions only: "evidence of prior vertebroplasty" states a procedure's trace
+        stated = [f for f in ctx.findings.get(i, []) if f.status == PRESENT and not f.implied
+                  and f.labels and "Support Devices" not in f.labels]
+        if not stated:
+            continue
+        caveat = _SENSITIVITY_CAVEAT_RE.search(sentence.text)
+        # the finding the caveat names ("to detect a pneumothorax") is no denial of its own
+        caveat_at = sentence.start + caveat.start() if caveat else None
+        if any(f.status == ABSENT and not f.implied
+               and (caveat_at is None or f.start < caveat_at) for f in ctx.findings.get(i, [])):
+            continue
+        first = min(stated, key=lambda f: f.start)
+        if caveat_at is not None and first.start > caveat_at:
+            continue
+        before = sentence.text[:first.start - sentence.start]
+        m = _DENIAL_QUALIFIER_RE.search(before)
+        bare = _bare_placed_finding(sentence.text, stated)
+        if not m and not caveat and not bare:
+            continue
+        name = (first.text or first.observation).lower()
+        if m:
+            why = f"'{m.group().split()[0].lower()}', a word reports use to deny a finding"
+        elif caveat:
+            why = "a caveat on the sensitivity to detect it, which only a denial needs"
+        else:
+            why = ("no side, size or place, which a pleural or bone finding that is there "
+                   "always has ('Pneumothorax is identified.' is 'No pneumothorax is "
+                   "identified.' without its 'no')")
+        out.append((i, Signal(DENIAL_SHAPE, 0.6,
+                              f"The sentence affirms {name} with {why}: the shape of a denial "
+                              "that lost its 'no'.")))
+    return out
+
+
 def comparison_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
     """Comparisons with a prior exam in a study that has none (the comparative detector's
     finding, with its explanation, so the combination aligns the two)."""
@@ -131,7 +215,8 @@ def score_sentences(ctx: ReportContext, issues: list[Issue]) -> list[SentenceSco
     for issue in issues:
         scores.setdefault(issue.sentence, SentenceScore(issue.sentence)).signals.append(
             Signal(issue.rule, issue.confidence, issue.explanation, issue))
-    for index, signal in disjunction_signals(ctx) + comparison_signals(ctx):
+    for index, signal in (disjunction_signals(ctx) + denial_shape_signals(ctx)
+                          + comparison_signals(ctx)):
         scores.setdefault(index, SentenceScore(index)).signals.append(signal)
     return sorted(scores.values(), key=lambda s: (-s.score, s.index))
 
@@ -160,23 +245,55 @@ def _term_fix(ctx: ReportContext, index: int, issue: Issue) -> Fix | None:
     elsewhere = _stated_elsewhere(ctx, index)
 
     def accept(words: str) -> bool:
-        if not _single_finding(words):
+        # one finding in the term's place, never a denial ("no evidence of pneumothorax"
+        # would flip the sentence, not restore a word)
+        if not _single_finding(words) or _NEGATION_WORDS & set(tokens_of(words)):
             return False
         return not (_observations(words) & elsewhere)
 
-    for fill in slot_fills(ctx, index, issue.start, issue.end, widen=1, widen_left=2,
-                           accept=accept):
+    fills = [f for f in slot_fills(ctx, index, issue.start, issue.end, widen=1, widen_left=2,
+                                   accept=accept)
+             if not _repeats(sentence, f.start, f.end, " ".join(f.words))
+             and _keeps_attributes(sentence, f.start, f.end, f.words)]
+
+    def library_fix(fill) -> Fix:
         words = " ".join(fill.words)
-        if _repeats(sentence, fill.start, fill.end, words):
-            continue
         where = " (also in a similar report)" if fill.nearby else ""
         return Fix(replace_span(sentence, fill.start, fill.end, words), "library_wording",
                    f"library sentences worded like this one read '{words}' there "
                    f"({fill.count} time{'s' if fill.count != 1 else ''}{where})", fill.count)
+
+    # the report's own other section first: the impression restates the findings
+    restored = restore(ctx, index, issue.start, issue.end, accept)
+    if restored is not None and restored.source == "report" \
+            and not _repeats(sentence, restored.start, restored.end, restored.words):
+        return Fix(replace_span(sentence, restored.start, restored.end, restored.words),
+                   "report_wording", restored.detail, restored.support)
+    for fill in fills:
+        if fill.whole:
+            return library_fix(fill)
+    if fills:
+        return library_fix(fills[0])
+    if restored is not None and not _repeats(sentence, restored.start, restored.end,
+                                             restored.words):
+        return Fix(replace_span(sentence, restored.start, restored.end, restored.words),
+                   "library_context", restored.detail, restored.support)
     without = replace_span(sentence, issue.start, issue.end, "")
     if len(tokens_of(without)) >= 2 and CONCEPT_RE.search(without.lower()):
         return Fix(without, "removal", f"'{issue.term}' removed")
     return Fix("", "removal", "the sentence removed")
+
+
+_NEGATION_WORDS = frozenset({"no", "not", "without", "negative"})
+_ATTRIBUTE_WORD_RE = re.compile(r"^(?:left|right|bilateral\w*|bi\w+|mild\w*|moderate\w*|"
+                                r"severe\w*|small|large|tiny|trace|minimal\w*)$")
+
+
+def _keeps_attributes(sentence: str, start: int, end: int, words) -> bool:
+    """A wording that took in words around the term keeps the report's own side and size
+    ("Right ___ is unchanged" is not refilled with a finding of no side)."""
+    taken = [w for w in tokens_of(sentence[start:end]) if _ATTRIBUTE_WORD_RE.match(w)]
+    return all(w in words for w in taken)
 
 
 def _observations(text: str) -> set[str]:
@@ -213,8 +330,8 @@ def _polarity_fix(ctx: ReportContext, index: int, deny: bool) -> Fix | None:
                + " of the sentence")
 
 
-def correct_sentence(ctx: ReportContext, scored: SentenceScore) -> Fix:
-    """Stage 3 for the localized sentence."""
+def _candidate(ctx: ReportContext, scored: SentenceScore) -> tuple[Fix, Signal | None]:
+    """Stage 3's first proposal for the localized sentence, and the signal it answers."""
     index = scored.index
     sentence = ctx.sentence(index).text
     for signal in sorted(scored.signals, key=lambda s: -s.confidence):
@@ -223,20 +340,141 @@ def correct_sentence(ctx: ReportContext, scored: SentenceScore) -> Fix:
                 and issue.start is not None:
             fix = _term_fix(ctx, index, issue)
             if fix:
-                return fix
+                return fix, signal
         if signal.kind == COMPARATIVE and signal.suggestion is not None:
             return Fix(signal.suggestion, "comparison_removed",
-                       "the comparison with a prior exam removed")
+                       "the comparison with a prior exam removed"), signal
         if signal.kind == LATERALITY and issue is not None:
             swapped = swap_sides(sentence)
             if swapped:
-                return Fix(swapped, "sides", "left and right swapped")
-        if signal.kind in (CONTRADICTION, IMPRESSION_VS_FINDINGS, UNSUPPORTED, DISJUNCTION):
+                return Fix(swapped, "sides", "left and right swapped"), signal
+        if signal.kind in (CONTRADICTION, IMPRESSION_VS_FINDINGS, UNSUPPORTED, DISJUNCTION,
+                           DENIAL_SHAPE):
             deny = _states_present(ctx, index, issue)
             fix = _polarity_fix(ctx, index, deny)
             if fix:
-                return fix
-    return Fix("", "removal", "the sentence removed")
+                return fix, signal
+    return Fix("", "removal", "the sentence removed"), None
+
+
+_METHOD_REASONS = {
+    "report_wording": "a word a chest radiograph cannot show stands where another section of "
+                      "this report names a finding with the same words around it",
+    "library_context": "a word a chest radiograph cannot show stands where library sentences "
+                       "name this finding between the same words",
+    "library_wording": "a word a chest radiograph cannot show, or no reference report uses, "
+                       "stands where sentences worded like this one name a finding",
+    "removal": "the sentence's words are what is wrong, and nothing it states is lost",
+    "comparison_removed": "the study has no prior exam, so the comparison has nothing to "
+                          "compare with; the finding itself is kept",
+    "sides": "the impression and the findings put the finding on opposite sides",
+    "affirmation": "the sentence denies what its own words describe as present, or what the "
+                   "report states elsewhere",
+    "library_polarity": "reference reports write these words with the other polarity",
+    "negation": "the sentence's claim disagrees with the rest of the report",
+}
+
+
+def library_denial(ctx: ReportContext, index: int) -> tuple[str, int] | None:
+    """(wording, times) when the library writes the sentence's words only as a denial: word
+    for word at least twice, or its content words at least three times, and never as here."""
+    polarity = ctx.polarity(index)
+    if polarity.own:
+        return None
+    if polarity.variant is not None and polarity.variant_count >= 2:
+        return " ".join(polarity.variant), polarity.variant_count
+    if polarity.loose_variant is not None and polarity.loose_variants >= 3 \
+            and polarity.loose_own == 0:
+        return " ".join(polarity.loose_variant), polarity.loose_variants
+    return None
+
+
+# the sentence's own words that make a lost denial the reason for a fix's direction
+_SHAPE_REASONS = {
+    DISJUNCTION: "the sentence affirms a list joined by 'or', the shape of a denial that lost "
+                 "its 'no'",
+    DENIAL_SHAPE: "the sentence words the finding as reports word a denial ('definite', "
+                  "'appreciable', 'evidence of', a caveat on the sensitivity to detect it)",
+}
+
+
+def correct_sentence(ctx: ReportContext, scored: SentenceScore) -> Fix:
+    """Stage 3 for the localized sentence, in the direction the report's own text supports
+    (workers.correction.direction): a fix that would delete a finding the sentence states,
+    with only a summary or the library against it, becomes two readings to choose from."""
+    fix, signal = _candidate(ctx, scored)
+    issue = signal.issue if signal is not None else None
+    own_span = None
+    if issue is not None and issue.rule in (RULE_OUT_OF_DOMAIN, UNSUPPORTED) and issue.term \
+            and issue.start is not None \
+            and fix.method in ("library_wording", "report_wording", "library_context", "removal") \
+            and fix.text != "":
+        own_span = (issue.start, issue.end)
+    own_shape = next((_SHAPE_REASONS[s.kind] for s in scored.signals
+                      if s.kind in _SHAPE_REASONS), None)
+    related = issue.related if issue is not None else None
+    denial_wording = library_denial(ctx, scored.index) \
+        if fix.method in ("library_polarity", "negation") else None
+    verdict = judge_direction(ctx, scored.index, fix.text, own_span=own_span,
+                              own_shape=own_shape, related=related,
+                              method_reason=_METHOD_REASONS.get(fix.method, fix.detail),
+                              denial_wording=denial_wording)
+    pair = None if rests_on_own_text(verdict.basis) else \
+        undoes_paired_finding(ctx, scored.index, fix.text)
+    if pair is not None and verdict.allowed:
+        verdict = _refused_by_pair(scored.index, pair, verdict)
+    if verdict.allowed:
+        return replace(fix, reason=verdict.reason, basis=verdict.basis)
+    # against a contradicting normal statement the finding's removal is not even offered
+    readings = readings_for(ctx, scored.index, fix.text, verdict, offer_other=pair is None)
+    return Fix(None, "two_readings", f"not made automatically ({fix.detail})", fix.support,
+               verdict.reason, readings, "none")
+
+
+def _refused_by_pair(index: int, pair, verdict: Verdict) -> Verdict:
+    """A fix whose reason is not the report's own text may not remove the positive finding of
+    a contradicting pair (workers.contradiction): the normal side is the one doubted."""
+    other = pair.other_of(index).sentence
+    return Verdict(False, f"sentence {other + 1} contradicts this finding, and with the text "
+                          f"alone the normal statement is the side in doubt: the finding is "
+                          f"not removed to agree with it", verdict.lost, other, "none")
+
+
+def readings_for(ctx: ReportContext, index: int, other_reading: str, verdict, *,
+                 offer_other: bool = True) -> tuple[dict, ...]:
+    """The choices when the text does not say which side is wrong: keep the sentence (and
+    align the sentence that disagrees with it), or (``offer_other``) the other reading."""
+    sentence = ctx.sentence(index).text
+    readings = [{"choice": "keep", "sentence": index, "text": sentence,
+                 "label": "Keep this sentence as written"}]
+    if verdict.related is not None and verdict.related != index:
+        aligned = _aligned_summary(ctx, verdict.related, index, verdict.lost)
+        if aligned:
+            readings.append({"choice": "align", "sentence": verdict.related, "text": aligned,
+                             "label": f"and change sentence {verdict.related + 1} to agree"})
+    if not offer_other:
+        return tuple(readings)
+    if other_reading:
+        readings.append({"choice": "other", "sentence": index, "text": other_reading,
+                         "label": "Or, if the finding is not there, change this sentence to"})
+    else:
+        readings.append({"choice": "other", "sentence": index, "text": "",
+                         "label": "Or, if the finding is not there, remove this sentence"})
+    return tuple(readings)
+
+
+def _aligned_summary(ctx: ReportContext, summary: int, index: int, lost) -> str | None:
+    """The disagreeing sentence made to agree with the finding: its own affirmation when it
+    denies the finding in so many words ("No pleural effusion." -> "Pleural effusion."), else
+    (a normal statement, "No acute cardiopulmonary process.") the finding's own sentence."""
+    observations = {f.observation for f in lost}
+    explicit = [f for f in ctx.findings.get(summary, []) if f.status == ABSENT
+                and not f.implied and f.observation in observations]
+    if explicit:
+        fix = _polarity_fix(ctx, summary, deny=False)
+        if fix is not None and fix.text:
+            return fix.text
+    return ctx.sentence(index).text
 
 
 def _states_present(ctx: ReportContext, index: int, issue: Issue | None) -> bool:
@@ -266,4 +504,5 @@ def confidence_band(score: float) -> float:
 
 
 __all__ = ["DETECT_THRESHOLD", "Fix", "SentenceScore", "Signal", "correct_sentence",
-           "disjunction_signals", "harm_for", "score_sentences"]
+           "denial_shape_signals", "disjunction_signals", "harm_for", "readings_for",
+           "score_sentences"]

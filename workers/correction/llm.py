@@ -9,6 +9,8 @@ failure raises ``StructuredOutputError`` and the stage fails, never with a made-
 from __future__ import annotations
 
 from workers.backends.structured import complete_json
+from workers.correction.builtin import disjunction_signals, readings_for
+from workers.correction.direction import judge_direction
 from workers.correction.three_stage import DETECTOR, CorrectionResult, apply_suggestion
 from workers.judge.formatting import (
     bulleted,
@@ -17,6 +19,7 @@ from workers.judge.formatting import (
     references,
     with_sentence_range,
 )
+from workers.library.stats import tokens_of
 from workers.nlp import harm_of
 from workers.nlp.report import ReportContext
 from workers.prompts import Provenance, get_prompt
@@ -37,6 +40,23 @@ def _harm(ctx: ReportContext, index: int) -> Harm:
     return max((harm_of(f.observation, f.status) for f in findings), key=lambda h: h.rank)
 
 
+def _own_shape(ctx: ReportContext, index: int) -> str | None:
+    if any(i == index for i, _ in disjunction_signals(ctx)):
+        return ("the sentence affirms a list joined by 'or', the shape of a denial that lost "
+                "its 'no'")
+    return None
+
+
+def _denial_wording(ctx: ReportContext, index: int, proposed: str) -> tuple[str, int] | None:
+    """The library's denial wording of the sentence, when the model's fix is that wording."""
+    polarity = ctx.polarity(index)
+    if polarity.variant is None or polarity.own or polarity.variant_count < 2:
+        return None
+    if tokens_of(proposed) != tuple(polarity.variant):
+        return None
+    return " ".join(polarity.variant), polarity.variant_count
+
+
 def correct_with_llm(ctx: ReportContext, model, phrases: list[str]) -> CorrectionResult:
     context = {"report": numbered_report(ctx), "internal": bulleted(phrases),
                "references": references(ctx)}
@@ -51,10 +71,19 @@ def correct_with_llm(ctx: ReportContext, model, phrases: list[str]) -> Correctio
     sentence = ctx.sentence(index)
     corrected, provenance = _ask(model, "correction_correct", number=located["sentence"],
                                  reason=located["reason"], sentence=sentence.text, **context)
-    suggestion = corrected["corrected_sentence"].strip()
+    proposed = corrected["corrected_sentence"].strip()
+    # the model's fix obeys the same direction rule as the rule engine's
+    verdict = judge_direction(ctx, index, proposed,
+                              method_reason=f"the model's reason: {located['reason']}",
+                              own_shape=_own_shape(ctx, index),
+                              denial_wording=_denial_wording(ctx, index, proposed))
+    suggestion = proposed if verdict.allowed else None
+    readings = () if verdict.allowed else readings_for(ctx, index, proposed, verdict)
     evidence = {
         "original": sentence.text,
         "suggestion": suggestion,
+        "suggestion_reason": verdict.reason,
+        "readings": list(readings),
         "internal": phrases[:12],
         "neighbours": [n.as_evidence() for n in ctx.neighbours],
         "stages": {
@@ -72,5 +101,5 @@ def correct_with_llm(ctx: ReportContext, model, phrases: list[str]) -> Correctio
         confidence=float(detected["confidence"]), evidence=evidence, suggestion=suggestion,
         **provenance.as_fields())
     return CorrectionResult(True, index, suggestion,
-                            apply_suggestion(ctx.text, sentence.start, sentence.end, suggestion),
-                            [detection])
+                            apply_suggestion(ctx.text, sentence.start, sentence.end, suggestion)
+                            if suggestion is not None else ctx.text, [detection])

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from workers.contradiction import undoes_paired_finding
 from workers.correction import builtin
 from workers.judge.checks import Issue, run_checks
 from workers.nlp.report import ReportContext
@@ -83,6 +82,7 @@ def correct(ctx: ReportContext, *, llm=None, extractor=None,
                   for rank, scored in enumerate(scores, 1)]
     best, primary = scores[0], detections[0]
     sentence = ctx.sentence(best.index)
+    # no automatic replacement (two readings offered): no corrected report
     corrected = (apply_suggestion(ctx.text, sentence.start, sentence.end, primary.suggestion)
                  if primary.suggestion is not None else None)
     return CorrectionResult(True, best.index, primary.suggestion, corrected, detections)
@@ -93,14 +93,11 @@ def _detection(ctx: ReportContext, scored, rank: int, phrases: list[str]) -> Det
     fix = builtin.correct_sentence(ctx, scored)
     sentence = ctx.sentence(scored.index)
     top = scored.top
-    # never delete or negate the finding of a contradicting pair to agree with its normal side;
-    # a list affirmed with "or" is the sentence's own sign of a lost "no", not the other side's
-    withheld = None if any(s.kind == builtin.DISJUNCTION for s in scored.signals) else \
-        undoes_paired_finding(ctx, scored.index, fix.text)
-    suggestion = None if withheld else fix.text
     evidence = {
         "original": sentence.text,
-        "suggestion": suggestion,
+        "suggestion": fix.text,
+        "suggestion_reason": fix.reason,
+        "readings": list(fix.readings),
         "internal": _relevant_phrases(phrases, sentence.text),
         "neighbours": [n.as_evidence() for n in ctx.neighbours],
         "stages": {
@@ -108,15 +105,12 @@ def _detection(ctx: ReportContext, scored, rank: int, phrases: list[str]) -> Det
             "localize": {"sentence": scored.index, "rank": rank,
                          "signals": [{"kind": s.kind, "confidence": round(s.confidence, 3)}
                                      for s in scored.signals]},
-            "correct": {"method": fix.method, "detail": fix.detail, "support": fix.support},
+            "correct": {"method": fix.method, "detail": fix.detail, "support": fix.support,
+                        "basis": fix.basis},
         },
     }
-    if withheld:
-        evidence["stages"]["correct"]["withheld"] = (
-            f"'{fix.text}' would remove the finding that contradicts sentence "
-            f"{withheld.other_of(scored.index).sentence + 1}; the normal side is the one doubted")
     return Detection(
         sentence_index=scored.index, start=sentence.start, end=sentence.end, detector=DETECTOR,
         explanation=top.explanation, harm=builtin.harm_for(ctx, scored.index, top),
         confidence=builtin.confidence_band(scored.score), evidence=evidence,
-        suggestion=suggestion)
+        suggestion=fix.text)

@@ -44,7 +44,12 @@ class CorrectionEvidence:
     """Three-stage correction: the internal and external retrieval and each stage's answer."""
 
     original: str = doc("the sentence as written", "")
-    suggestion: str = doc("the corrected sentence (\"\" = delete it)", "")
+    suggestion: str | None = doc("the corrected sentence (\"\" = delete it; null = no "
+                                 "automatic replacement, see readings)", "")
+    suggestion_reason: str = doc("why the suggestion goes this way (the report's own text, "
+                                 "or why none is made)", "")
+    readings: list[dict] = doc("when the text does not say which side is wrong: the choices "
+                               "(choice keep/align/other, sentence, text, label)", factory=list)
     internal: list[str] = doc("the report's own RadGraph phrases relevant to it", factory=list)
     neighbours: list[dict] = doc("the most similar reference reports (external retrieval)",
                                  factory=list)
@@ -70,6 +75,7 @@ class ComparativeEvidence:
     terms: list[str] = doc("the comparison words found (unchanged, prior, ...)", factory=list)
     has_prior: bool = doc("whether the study has a prior exam (always false when it flags)",
                           False)
+    suggestion_reason: str = doc("why the suggestion goes this way", "")
 
 
 @dataclass(frozen=True)

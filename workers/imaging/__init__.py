@@ -7,8 +7,6 @@ embeds with :func:`describe` (or an encoder backend fed by :func:`to_model_input
 """
 from __future__ import annotations
 
-from typing import Union
-
 from .descriptor import APPEARANCE_DESCRIPTOR_NAME, DESCRIPTOR_DIM, describe, similarity
 from .dicom import DicomImage, read_dicom
 from .display import as_unit_float, to_uint8
@@ -37,7 +35,7 @@ from .raster import RasterImage, read_raster
 from .sniff import SNIFF_BYTES, describe_unknown, detect_kind
 from .source import MAX_PIXELS, Source, read_source
 
-DecodedImage = Union[DicomImage, RasterImage]
+DecodedImage = DicomImage | RasterImage
 
 
 def read_image(source: Source, filename: str = "") -> DecodedImage:

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO, Union
+from typing import TYPE_CHECKING, BinaryIO
 
 if TYPE_CHECKING:
     import numpy as np
 
-Source = Union[bytes, bytearray, memoryview, str, os.PathLike, BinaryIO]
+Source = bytes | bytearray | memoryview | str | os.PathLike | BinaryIO
 
 #: No image we take has more pixels than this (6000 × 6000; a large detector is ~4300 × 4300).
 #: Checked from the header before decoding, so a tiny file declaring a huge image cannot

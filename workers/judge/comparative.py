@@ -18,6 +18,8 @@ from workers.types import Detection, Harm
 DETECTOR = "comparative"
 STRONG = 0.85
 WEAK = 0.35
+REASON = ("the study has no prior exam, so the comparison has nothing to compare with; "
+           "what the sentence finds is kept")
 
 
 def compared_sentences(ctx: ReportContext) -> frozenset[int]:
@@ -52,5 +54,7 @@ def detect(ctx: ReportContext) -> list[Detection]:
             explanation=(f"Compares with a prior exam ({quoted}), but this study has no prior "
                          f"exam to compare with."),
             harm=harm, confidence=STRONG if strong else WEAK,
-            evidence={"terms": terms, "has_prior": False}, suggestion=suggestion))
+            evidence={"terms": terms, "has_prior": False,
+                      "suggestion_reason": REASON if suggestion is not None else ""},
+            suggestion=suggestion))
     return detections

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.db.models import prefetch_related_objects
+
 from radreview.jobs.models import Job
 from radreview.library import text_library
 from radreview.review.services import store_detections
@@ -49,6 +51,7 @@ def compute(inputs: AuditInputs, models, progress) -> dict[str, list[Detection]]
 
 def store(job, detections: dict[str, list[Detection]]) -> None:
     report = job.study.audited_report
+    prefetch_related_objects([report], "sentences")  # read once for every detector's rows
     counts = {}
     for detector, found in detections.items():
         flagged = [d for d in found if d.confidence >= RAW_FLAG_CONFIDENCE]

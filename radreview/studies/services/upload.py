@@ -7,24 +7,30 @@ created, in one transaction; files written before a failure are removed again.
 """
 from __future__ import annotations
 
+import errno
 import hashlib
 import logging
+import re
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
 from django.conf import settings
-from django.db import transaction
+from django.db import IntegrityError, transaction
 
 from radreview.audit.services import record_event
 from radreview.jobs import services as jobs
 from radreview.security import json_limits
 from workers import imaging, pipeline
 
-from ..models import Image, Report, Study
+from ..models import Image, Report, Study, UploadKey
 from ..report_text import clean_report_text, is_readable
 
 logger = logging.getLogger(__name__)
+
+
+# An idempotency key: what clients send (a UUID, a hash, a job name), bounded.
+KEY_PATTERN = re.compile(r"[\x21-\x7e]{1,128}")
 
 
 class UploadRejected(Exception):
@@ -33,6 +39,14 @@ class UploadRejected(Exception):
     def __init__(self, message: str):
         super().__init__(message)
         self.message = message
+
+
+class StorageFull(UploadRejected):
+    """The media folder has no room: the upload is refused whole (the API answers 507)."""
+
+
+STORAGE_FULL = ("The server's storage for images is full: nothing of this upload was stored. "
+                "Tell your administrator, and upload again once space has been freed.")
 
 
 @dataclass
@@ -390,17 +404,58 @@ def _study_fields(first_dicom: dict, request: UploadRequest) -> dict:
 
 def create_studies(*, user, request: UploadRequest) -> list[Study]:
     """Check the upload, then create its studies and start their pipelines."""
+    return _create(user, request, key="")
+
+
+def create_studies_once(*, user, request: UploadRequest, key: str) -> tuple[list[Study], bool]:
+    """Like ``create_studies``, for an upload that may be a retry: with a key this user sent
+    before, the first upload's studies come back (and True: replayed) and nothing is created.
+
+    The key is stored in the transaction that creates the studies, so a failure leaves
+    neither; two concurrent requests with one key meet at its unique constraint, and the
+    loser answers with the winner's studies.
+    """
+    if not key:
+        return create_studies(user=user, request=request), False
+    if not KEY_PATTERN.fullmatch(key):
+        raise UploadRejected("The idempotency key must be 1 to 128 visible ASCII characters.")
+    if (studies := replayed(user, key)) is not None:
+        return studies, True
+    try:
+        return _create(user, request, key=key), False
+    except IntegrityError:
+        if (studies := replayed(user, key)) is not None:
+            return studies, True
+        raise
+
+
+def replayed(user, key: str) -> list[Study] | None:
+    """The studies a previous upload with this key made, or None if there was none."""
+    record = UploadKey.objects.filter(user=user, key=key).first()
+    if record is None:
+        return None
+    logger.info("upload key replayed: studies %s", [study.pk for study in record.studies.all()])
+    return list(record.studies.order_by("pk"))
+
+
+def _create(user, request: UploadRequest, key: str) -> list[Study]:
     groups, report_text, external = check_upload(request)
     written: list[Path] = []
     try:
         with transaction.atomic():
+            record = UploadKey.objects.create(user=user, key=key) if key else None
             studies = [
                 _create_study(user, images, report_text, request, written, external)
                 for images in groups.values()
             ]
-    except BaseException:
+            if record is not None:
+                record.studies.set(studies)
+    except BaseException as exc:
         for path in written:
             path.unlink(missing_ok=True)
+        if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            logger.error("upload refused: no space left in the media folder")
+            raise StorageFull(STORAGE_FULL) from None
         raise
     return studies
 

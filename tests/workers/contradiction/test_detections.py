@@ -121,7 +121,10 @@ def test_the_audit_flags_the_pairs_and_no_suggestion_undoes_the_effusion():
                 and _negates_the_effusion(r.detection.suggestion)]
     correction = next(d for d in audit.detections["correction"]
                       if d.sentence_index == EFFUSION)
-    assert "withheld" in correction.evidence["stages"]["correct"]
+    correct = correction.evidence["stages"]["correct"]
+    # no automatic fix: the finding is kept, both readings are offered, or the fix is withheld
+    assert correction.suggestion is None
+    assert correct["method"] == "two_readings"
 
 
 def test_a_pair_alone_is_flagged_even_when_the_image_detectors_looked_and_said_nothing():

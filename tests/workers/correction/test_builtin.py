@@ -36,7 +36,8 @@ def test_a_lost_negation_is_found_but_not_negated_to_agree_with_the_impression(l
     assert result.suggestion is None and result.corrected_report is None
     [detection] = result.detections
     correct = detection.evidence["stages"]["correct"]
-    assert correct["method"] == "library_polarity" and "withheld" in correct
+    assert correct["method"] == "two_readings" and "sentence 4 contradicts" in correct["detail"] \
+        or "sentence 4 contradicts" in detection.evidence["suggestion_reason"]
     assert detection.harm.value == "medium"
 
 

@@ -65,7 +65,7 @@ def test_three_valid_answers_make_one_correction_with_provenance(server):
     assert detection.detector == "correction" and detection.confidence == 0.8
     assert detection.suggestion == "No pleural effusion or pneumothorax."
     assert detection.evidence["original"] == "Pleural effusion or pneumothorax."
-    assert detection.prompt_version == "correction_correct/v2"
+    assert detection.prompt_version == "correction_correct/v3"
     assert detection.model == "judge-test"
     assert len(server.requests) == 3
     prompt = server.requests[0]["body"]["messages"][-1]["content"]

@@ -153,7 +153,7 @@ def test_a_generator_returning_the_wrong_number_of_samples_fails_plainly(images,
         sample(inputs(images))
 
 
-def test_the_builtin_retrieval_generator_drafts_from_the_image_memory(reference_library):
+def test_the_builtin_retrieval_generator_drafts_from_the_image_memory(reference_library):  # noqa: F811
     studies, index_dir = reference_library
     images = tuple(ImageForSampling(image.path, image.kind, image.view) for image in studies[1].images)
     result = sample(inputs(images, index_dir=str(index_dir), n=10))

@@ -1,13 +1,22 @@
 """The trained key-phrase retriever: the loss falls on a tiny synthetic set, checkpoints reload."""
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pytest
 import torch
 
-from workers.rarrg.retriever import (RetrieverConfig, TrainingExample, build_model,
-                                     load_checkpoint, matching, retriever_loss, save_checkpoint,
-                                     train)
+from workers.rarrg.retriever import (
+    RetrieverConfig,
+    TrainingExample,
+    build_model,
+    load_checkpoint,
+    matching,
+    retriever_loss,
+    save_checkpoint,
+    train,
+)
 
 PHRASES = 10
 TEXT_DIM = 16
@@ -79,5 +88,5 @@ def test_a_checkpoint_reloads_to_the_same_model(tmp_path):
 def test_a_bad_checkpoint_is_not_silently_accepted(tmp_path):
     path = tmp_path / "bad.pt"
     path.write_bytes(b"not a checkpoint")
-    with pytest.raises(Exception):
+    with pytest.raises(pickle.UnpicklingError):
         load_checkpoint(path)

@@ -1,0 +1,125 @@
+"""How long one worker takes to drain a batch of report-only studies, and where a stage's time
+goes (issue 19: PostgreSQL + Redis against the embedded SQLite + filesystem broker).
+
+Prints figures; asserts nothing. Run from the repository root:
+
+    .venv/bin/python bench/drain.py [--studies 200]               # SQLite + filesystem broker
+    bench/stack.sh .venv/bin/python bench/drain.py [--studies 200] # PostgreSQL + Redis
+
+Without DATABASE_URL it migrates a throw-away SQLite database in a temporary data folder; with
+it, the database it names (bench/stack.sh makes a fresh one). One Celery worker (solo pool, as
+scripts/run.sh starts it) runs; two studies warm it first (models, spaCy). Then ``--studies``
+studies are created through the upload service as fast as this process can, and the clock
+runs until every one is ready. Per stage: the mean time a worker held the job (claim to done,
+storing included) and the share of the drain it took. Extra worker environment:
+``--env NAME=VALUE`` (repeatable), e.g. ``--env DATABASE_CONN_MAX_AGE=0`` to compare.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+REPORT = ("FINDINGS: Heart size is normal. There is a small left pleural effusion. No "
+          "pneumothorax.\nIMPRESSION: Small left pleural effusion.")
+
+
+def setup_django() -> None:
+    if not os.environ.get("DATABASE_URL"):
+        os.environ["RADREVIEW_DATA_DIR"] = tempfile.mkdtemp(prefix="radreview-drain-")
+    os.environ.setdefault("RADREVIEW_LOCAL_HTTP", "1")
+    os.environ.setdefault("RADREVIEW_LOG_LEVEL", "WARNING")
+    os.environ["DJANGO_SETTINGS_MODULE"] = "radreview.settings"
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+
+
+def start_worker(extra_env: dict) -> subprocess.Popen:
+    from django.conf import settings
+
+    log = Path(settings.DATA_DIR) / f"drain-worker-{time.time_ns()}.log"
+    env = dict(os.environ, RADREVIEW_DATA_DIR=str(settings.DATA_DIR), **extra_env)
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "radreview", "worker", "--pool", "solo",
+         "-Q", "cpu,gpu", "--loglevel", "WARNING", "--without-gossip", "--without-mingle",
+         "--without-heartbeat"],
+        cwd=ROOT, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT,
+        start_new_session=True)
+    worker.log_path = log
+    return worker
+
+
+def create(user, count: int) -> list[int]:
+    from radreview.studies.services.upload import UploadRequest, create_studies
+
+    return [create_studies(user=user, request=UploadRequest(report_text=f"{REPORT} Case {n}."))[0].pk
+            for n in range(count)]
+
+
+def wait_ready(ids: list[int], worker, timeout: float) -> float:
+    from radreview.studies.models import Study
+
+    started = time.monotonic()
+    while time.monotonic() - started < timeout:
+        left = Study.objects.filter(pk__in=ids).exclude(status__in=["ready", "failed"]).count()
+        if not left:
+            return time.monotonic() - started
+        if worker.poll() is not None:
+            sys.exit(f"the worker exited:\n{worker.log_path.read_text()[-3000:]}")
+        time.sleep(0.1)
+    sys.exit(f"not drained in {timeout} s")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--studies", type=int, default=200)
+    parser.add_argument("--env", action="append", default=[], help="NAME=VALUE for the worker")
+    parser.add_argument("--timeout", type=float, default=600)
+    args = parser.parse_args()
+    setup_django()
+    from django.db import connection
+
+    from radreview.jobs.models import Job
+    from radreview.studies.models import Study
+    from tests import factories
+
+    extra_env = dict(item.split("=", 1) for item in args.env)
+    worker = start_worker(extra_env)
+    try:
+        user = factories.make_user(username=f"drain-{time.time_ns()}")
+        wait_ready(create(user, 2), worker, 180)  # warm: models, spaCy, connections
+        started = time.monotonic()
+        ids = create(user, args.studies)
+        created = time.monotonic() - started
+        drained = created + wait_ready(ids, worker, args.timeout)
+    finally:
+        os.killpg(worker.pid, 15)
+        worker.wait(timeout=60)
+    failed = Study.objects.filter(pk__in=ids, status="failed").count()
+    broker = os.environ.get("CELERY_BROKER_URL", "filesystem://").split(":")[0]
+    print(f"{connection.vendor} + {broker}: {args.studies} studies drained in {drained:.1f} s "
+          f"({args.studies / drained:.1f} studies/s; created in {created:.1f} s; "
+          f"{failed} failed); worker env {extra_env or '-'}")
+    jobs = Job.objects.filter(study_id__in=ids)
+    for stage in sorted(set(jobs.values_list("stage", flat=True))):
+        held = [(job.finished_at - job.started_at).total_seconds() * 1000
+                for job in jobs.filter(stage=stage) if job.finished_at and job.started_at]
+        print(f"  {stage:14s} held {statistics.mean(held):6.1f} ms mean, "
+              f"{statistics.median(held):6.1f} ms median; {sum(held) / 1000 / drained:5.1%} "
+              "of the drain")
+
+
+if __name__ == "__main__":
+    main()

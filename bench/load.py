@@ -1,0 +1,475 @@
+"""A department's Monday morning, measured: studies posted in bulk, twenty reviewers deciding
+flags at once, and both together. Prints figures and a reconciliation; asserts nothing, but
+exits non-zero (and prints FAIL) when anything sent was not stored or processed.
+
+    .venv/bin/python bench/load.py [--studies 1000] [--clients 8] [--reviewers 20]
+                                   [--decisions 50] [--mode all|studies|review|both]
+
+It starts the application itself, as scripts/run.sh does — gunicorn (2 sync workers) and one
+Celery worker (solo pool) — in a throw-away data folder on loopback. With no variables set
+that is the embedded default (SQLite + the filesystem broker); with DATABASE_URL and
+CELERY_BROKER_URL set (bench/load_stack.sh starts PostgreSQL + Redis and sets them) the same
+run goes to those, on a database the script migrates itself.
+
+Modes (``all`` runs the three in turn, on the same running application):
+  studies  --studies report-only studies POSTed to /api/studies/ by --clients threads as fast
+           as they can (API token), then the time until every one is processed (ready).
+  review   --reviewers reviewers, each signed in through the login page on a study of their
+           own with flags, making --decisions accept / reject / edit / undo decisions through
+           the page's htmx endpoints (/studies/<pk>/review/decide/ and .../undo/), each sent
+           on the version the last answer showed.
+  both     the two at once.
+Each prints requests per second, p50/p95/p99 latency, the 5xx count, and: studies posted vs
+stored vs complete, decisions acknowledged vs stored. Any difference prints FAIL.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import requests
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+NORMAL = "FINDINGS: Heart size is normal. No pneumothorax.\nIMPRESSION: No acute disease"
+FLAGGED = ("FINDINGS: Large left pleural effusion. No pleural effusion. Heart size is normal. "
+           "No pneumothorax.\nIMPRESSION: Right pleural effusion, unchanged from the prior exam")
+PASSWORD = "load-test-password-7"
+VERSION = re.compile(r'id="review-version" name="version" value="(\d+)"')
+FLAG = re.compile(r'"action": "accept", "sentence": (\d+), "detection": (\d+)')
+CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
+
+
+# --- the application under load ----------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def stack_name() -> str:
+    on_pg = os.environ.get("DATABASE_URL", "").startswith("postgres")
+    on_redis = os.environ.get("CELERY_BROKER_URL", "").startswith("redis")
+    return (("PostgreSQL" if on_pg else "SQLite") + " + "
+            + ("Redis" if on_redis else "filesystem broker"))
+
+
+def manage(*args: str) -> None:
+    subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, check=True)
+
+
+class App:
+    """gunicorn + Celery worker(s), started like scripts/run.sh, logging to the data folder."""
+
+    def __init__(self, data_dir: Path, web_workers: int, celery_workers: int):
+        self.data_dir, self.port = data_dir, free_port()
+        self.web_workers, self.celery_workers = web_workers, celery_workers
+        self.processes: list[subprocess.Popen] = []
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def _spawn(self, name: str, command: list[str], **environment: str) -> Path:
+        log = self.data_dir / f"{name}.log"
+        self.processes.append(subprocess.Popen(
+            command, cwd=ROOT, stdout=log.open("wb"), stderr=subprocess.STDOUT,
+            env=dict(os.environ, PYTHONUNBUFFERED="1", **environment), start_new_session=True))
+        return log
+
+    def start(self) -> None:
+        for number in range(self.celery_workers):
+            log = self._spawn(f"worker-{number}", [
+                sys.executable, "-m", "celery", "-A", "radreview", "worker", "--pool", "solo",
+                "-Q", "cpu,gpu", "-n", f"load{number}@%h", "--loglevel", "INFO",
+                "--without-gossip", "--without-mingle"], RADREVIEW_LOG_LEVEL="INFO")
+            wait(lambda log=log: b"ready." in log.read_bytes(), 120, "the Celery worker")
+        self._spawn("web", [sys.executable, "-m", "gunicorn", "radreview.wsgi", "--bind",
+                            f"127.0.0.1:{self.port}", "--workers", str(self.web_workers),
+                            "--timeout", "120"])
+        wait(self._answers, 60, "gunicorn")
+
+    def _answers(self) -> bool:
+        try:
+            return requests.get(f"{self.url}/accounts/login/", timeout=5).status_code == 200
+        except requests.RequestException:
+            return False
+
+    def logs_mention(self, text: str) -> int:
+        return sum(path.read_text(errors="replace").count(text)
+                   for path in self.data_dir.glob("*.log"))
+
+    def stop(self) -> None:
+        for process in self.processes:
+            if process.poll() is None:
+                os.killpg(process.pid, 15)
+        for process in self.processes:
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, 9)
+
+
+def wait(predicate, timeout: float, what: str, interval: float = 0.2):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(interval)
+    raise SystemExit(f"FAIL: {what} did not come up in {timeout:.0f} s")
+
+
+# --- figures -------------------------------------------------------------------------------
+
+
+@dataclass
+class Calls:
+    """Latency and status of every request of one kind."""
+
+    name: str
+    latencies: list[float] = field(default_factory=list)
+    statuses: list[int] = field(default_factory=list)  # 0: no answer (connection failed)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    started: float = 0.0
+    ended: float = 0.0
+
+    def add(self, seconds: float, status: int) -> None:
+        with self.lock:
+            self.latencies.append(seconds)
+            self.statuses.append(status)
+            self.ended = time.monotonic()
+
+    def report(self) -> str:
+        if not self.latencies:
+            return f"  {self.name}: no requests"
+        ms = sorted(value * 1000 for value in self.latencies)
+
+        def pct(p: float) -> float:
+            return ms[min(len(ms) - 1, round(p / 100 * (len(ms) - 1)))]
+
+        elapsed = max(self.ended - self.started, 1e-9)
+        fives = sum(1 for s in self.statuses if s >= 500)
+        failed = sum(1 for s in self.statuses if s == 0)
+        other = sorted({s for s in self.statuses if 0 < s < 500 and s not in (200, 201)})
+        return (f"  {self.name}: {len(ms)} requests in {elapsed:.1f} s = "
+                f"{len(ms) / elapsed:.1f}/s; "
+                f"latency p50 {pct(50):.0f} ms, p95 {pct(95):.0f} ms, p99 {pct(99):.0f} ms, "
+                f"max {ms[-1]:.0f} ms, mean {statistics.fmean(ms):.0f} ms; 5xx: {fives}; "
+                f"no answer: {failed}" + (f"; other refusals: {other}" if other else ""))
+
+
+class Verdict:
+    def __init__(self):
+        self.failures: list[str] = []
+
+    def check(self, label: str, sent: int, stored: int) -> None:
+        ok = sent == stored
+        print(f"  {label}: {sent} vs {stored} {'ok' if ok else 'FAIL'}")
+        if not ok:
+            self.failures.append(label)
+
+    def zero(self, label: str, count: int) -> None:
+        print(f"  {label}: {count} {'ok' if count == 0 else 'FAIL'}")
+        if count:
+            self.failures.append(label)
+
+
+# --- the clients ---------------------------------------------------------------------------
+
+
+def post_study(app: App, token: str, text: str, calls: Calls) -> int | None:
+    started = time.monotonic()
+    try:
+        response = requests.post(f"{app.url}/api/studies/", data={"report_text": text},
+                                 headers={"Authorization": f"Token {token}"}, timeout=120)
+        status = response.status_code
+    except requests.RequestException:
+        status, response = 0, None
+    calls.add(time.monotonic() - started, status)
+    if status == 201:
+        return response.json()["studies"][0]["id"]
+    return None
+
+
+def run_studies(app: App, token: str, count: int, clients: int, tag: str,
+                calls: Calls) -> tuple[list[int], float]:
+    """Post ``count`` studies with ``clients`` threads; return their ids and when posting began."""
+    calls.started = time.monotonic()
+    texts = [f"{FLAGGED if n % 2 else NORMAL}. Load {tag} {n}." for n in range(count)]
+    with ThreadPoolExecutor(clients) as pool:
+        ids = [i for i in pool.map(lambda text: post_study(app, token, text, calls), texts) if i]
+    return ids, calls.started
+
+
+class Reviewer:
+    """One radiologist in a browser: signs in through the login page, opens their study, and
+    decides through the same htmx endpoints the review page posts to."""
+
+    ACTIONS = ("accept", "reject", "edit", "undo")
+
+    def __init__(self, app: App, username: str, study_id: int, calls: Calls):
+        self.app, self.username, self.study_id, self.calls = app, username, study_id, calls
+        self.session = requests.Session()
+        self.acknowledged = 0
+        self.refused: list[str] = []
+
+    def sign_in(self) -> None:
+        page = self.session.get(f"{self.app.url}/accounts/login/", timeout=60)
+        token = CSRF.search(page.text).group(1)
+        answer = self.session.post(f"{self.app.url}/accounts/login/", timeout=60, data={
+            "username": self.username, "password": PASSWORD, "csrfmiddlewaretoken": token})
+        if "sessionid" not in self.session.cookies:
+            raise SystemExit(f"FAIL: {self.username} could not sign in ({answer.status_code})")
+        study = self.session.get(f"{self.app.url}/studies/{self.study_id}/", timeout=60)
+        self.version = int(VERSION.search(study.text).group(1))
+        self.flags = [(int(s), int(d)) for s, d in dict.fromkeys(FLAG.findall(study.text))]
+        if not self.flags:
+            raise SystemExit(f"FAIL: study {self.study_id} has no flag to decide")
+        self.headers = {"HX-Request": "true", "X-CSRFToken": self.session.cookies["csrftoken"],
+                        "Referer": f"{self.app.url}/studies/{self.study_id}/"}
+
+    def decide(self, step: int) -> None:
+        action = self.ACTIONS[step % len(self.ACTIONS)]
+        sentence, detection = self.flags[(step // len(self.ACTIONS)) % len(self.flags)]
+        base = f"{self.app.url}/studies/{self.study_id}/review"
+        if action == "undo":
+            url, data = f"{base}/undo/", {"version": self.version}
+        else:
+            url = f"{base}/decide/"
+            data = {"action": action, "sentence": sentence, "version": self.version}
+            if action == "edit":
+                data["text"] = f"Edited by {self.username} at step {step}."
+            else:
+                data["detection"] = detection
+        started = time.monotonic()
+        try:
+            response = self.session.post(url, data=data, headers=self.headers, timeout=120)
+            status = response.status_code
+        except requests.RequestException:
+            status, response = 0, None
+        self.calls.add(time.monotonic() - started, status)
+        if status == 200:
+            self.acknowledged += 1
+        else:
+            self.refused.append(f"{action}: {status}")
+        found = VERSION.search(response.text) if response is not None else None
+        if found:
+            self.version = int(found.group(1))
+
+    def run(self, decisions: int) -> None:
+        for step in range(decisions):
+            self.decide(step)
+
+
+def run_review(reviewers: list[Reviewer], decisions: int, calls: Calls) -> None:
+    calls.started = time.monotonic()
+    threads = [threading.Thread(target=r.run, args=(decisions,)) for r in reviewers]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
+# --- setup and reconciliation (the load process reads the same database) --------------------
+
+
+def setup_django() -> None:
+    os.environ["DJANGO_SETTINGS_MODULE"] = "radreview.settings"
+    import django  # noqa: PLC0415 - after the environment is set
+
+    django.setup()
+
+
+def make_accounts(reviewers: int) -> tuple[str, list[str]]:
+    from knox.models import AuthToken  # noqa: PLC0415 - needs django.setup() first
+
+    from radreview.accounts.models import User  # noqa: PLC0415 - needs django.setup() first
+
+    def user(name: str) -> User:
+        account = User(username=name, role=User.Role.RADIOLOGIST)
+        account.set_password(PASSWORD)
+        account.save()
+        return account
+
+    token = AuthToken.objects.create(user("load-uploader"))[1]
+    return token, [user(f"load-reviewer-{n}").username for n in range(reviewers)]
+
+
+def study_counts(ids: list[int]) -> tuple[int, int, int]:
+    """(stored, ready, failed) among ``ids``."""
+    from radreview.studies.models import Study  # noqa: PLC0415 - needs django.setup() first
+
+    rows = Study.objects.filter(pk__in=ids)
+    return (rows.count(), rows.filter(status=Study.Status.READY).count(),
+            rows.filter(status=Study.Status.FAILED).count())
+
+
+def studies_with_text(tag: str) -> int:
+    from radreview.studies.models import Report  # noqa: PLC0415 - needs django.setup() first
+
+    return Report.objects.filter(text__contains=f"Load {tag} ").values("study").distinct().count()
+
+
+def decisions_of(reviewers: list[Reviewer]) -> int:
+    from radreview.review.models import Decision  # noqa: PLC0415 - needs django.setup() first
+
+    return sum(Decision.objects.filter(study_id=r.study_id, user__username=r.username).count()
+               for r in reviewers)
+
+
+def wait_processed(ids: list[int], timeout: float) -> float | None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        _, ready, failed = study_counts(ids)
+        if ready + failed == len(ids):
+            return time.monotonic()
+        time.sleep(0.5)
+    return None
+
+
+# --- the runs ------------------------------------------------------------------------------
+
+
+def prepare_reviewers(app: App, token: str, names: list[str]) -> list[Reviewer]:
+    calls = Calls("setup uploads")
+    ids, _ = run_studies(app, token, len(names) * 2, 4, "review", calls)
+    flagged = [i for n, i in enumerate(ids) if n % 2]  # the odd texts carry flags
+    if wait_processed(flagged, 600) is None:
+        raise SystemExit("FAIL: the reviewers' studies were not processed in 10 minutes")
+    if len(flagged) != len(names):
+        raise SystemExit("FAIL: a reviewer's study could not be uploaded")
+    return [Reviewer(app, name, study, Calls(""))
+            for name, study in zip(names, flagged, strict=True)]
+
+
+def phase_studies(app, token, args, verdict: Verdict, tag: str, calls: Calls) -> dict:
+    ids, began = run_studies(app, token, args.studies, args.clients, tag, calls)
+    posted_at = time.monotonic()
+    done_at = wait_processed(ids, args.timeout)
+    return {"ids": ids, "began": began, "posted_at": posted_at, "done_at": done_at}
+
+
+def report_studies(result: dict, args, verdict: Verdict, tag: str, calls: Calls) -> None:
+    ids = result["ids"]
+    print(calls.report())
+    stored, ready, failed = study_counts(ids)
+    if result["done_at"] is not None:
+        span = result["done_at"] - result["began"]
+        print(f"  processing: all {len(ids)} done {span:.1f} s after the first POST "
+              f"({len(ids) / span:.2f} studies/s end to end; posting took "
+              f"{result['posted_at'] - result['began']:.1f} s)")
+    else:
+        print(f"  processing: not finished after {args.timeout:.0f} s")
+    verdict.check("studies acknowledged (201) vs sent", args.studies, len(ids))
+    verdict.check("studies stored vs acknowledged", len(ids), stored)
+    verdict.check("studies in the database with this run's text vs acknowledged", len(ids),
+                  studies_with_text(tag))
+    verdict.check("studies ready vs acknowledged", len(ids), ready)
+    verdict.zero("studies failed", failed)
+    verdict.zero("study uploads answered 5xx or not at all",
+                 sum(1 for s in calls.statuses if s >= 500 or s == 0))
+
+
+def report_review(reviewers: list[Reviewer], before: int, args, verdict: Verdict,
+                  calls: Calls) -> None:
+    print(calls.report())
+    acknowledged = sum(r.acknowledged for r in reviewers)
+    refused = [f"{r.username} {x}" for r in reviewers for x in r.refused]
+    verdict.check("decisions acknowledged (200) vs sent", len(reviewers) * args.decisions,
+                  acknowledged)
+    verdict.check("decisions stored vs acknowledged", acknowledged,
+                  decisions_of(reviewers) - before)
+    if refused:
+        print(f"  refused: {refused[:10]}")
+    verdict.zero("decisions answered 5xx or not at all",
+                 sum(1 for s in calls.statuses if s >= 500 or s == 0))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--studies", type=int, default=1000)
+    parser.add_argument("--clients", type=int, default=8, help="threads posting studies")
+    parser.add_argument("--reviewers", type=int, default=20)
+    parser.add_argument("--decisions", type=int, default=50, help="per reviewer")
+    parser.add_argument("--mode", choices=["all", "studies", "review", "both"], default="all")
+    parser.add_argument("--web-workers", type=int, default=2)
+    parser.add_argument("--celery-workers", type=int, default=1)
+    parser.add_argument("--timeout", type=float, default=1800,
+                        help="seconds to wait for the studies to be processed")
+    parser.add_argument("--keep", action="store_true", help="keep the data folder and logs")
+    args = parser.parse_args()
+
+    data_dir = Path(tempfile.mkdtemp(prefix="radreview-load-"))
+    os.environ.update(RADREVIEW_DATA_DIR=str(data_dir), RADREVIEW_LOCAL_HTTP="1",
+                      HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", RADREVIEW_LOG_LEVEL="WARNING")
+    print(f"RadReview under load on {stack_name()}: {os.cpu_count()} CPUs, gunicorn "
+          f"{args.web_workers} sync workers, {args.celery_workers} Celery worker(s); "
+          f"data in {data_dir}")
+    manage("migrate", "--no-input", "-v0")
+    manage("createcachetable")
+    setup_django()
+    token, names = make_accounts(args.reviewers)
+    app = App(data_dir, args.web_workers, args.celery_workers)
+    verdict = Verdict()
+    try:
+        app.start()
+        reviewers = []
+        if args.mode in ("all", "review", "both"):
+            reviewers = prepare_reviewers(app, token, names)
+            for reviewer in reviewers:
+                reviewer.sign_in()
+        if args.mode in ("all", "studies"):
+            print(f"\n(1) {args.studies} studies from {args.clients} clients")
+            calls = Calls("POST /api/studies/")
+            result = phase_studies(app, token, args, verdict, "one", calls)
+            report_studies(result, args, verdict, "one", calls)
+        if args.mode in ("all", "review"):
+            print(f"\n(2) {len(reviewers)} reviewers x {args.decisions} decisions")
+            calls = Calls("decide / undo")
+            for reviewer in reviewers:
+                reviewer.calls = calls
+            before = decisions_of(reviewers)
+            run_review(reviewers, args.decisions, calls)
+            report_review(reviewers, before, args, verdict, calls)
+        if args.mode in ("all", "both"):
+            print(f"\n(3) both at once: {args.studies} studies and {len(reviewers)} reviewers")
+            study_calls, review_calls = Calls("POST /api/studies/"), Calls("decide / undo")
+            for reviewer in reviewers:
+                reviewer.calls, reviewer.acknowledged, reviewer.refused = review_calls, 0, []
+            before = decisions_of(reviewers)
+            holder: dict = {}
+            poster = threading.Thread(target=lambda: holder.update(
+                phase_studies(app, token, args, verdict, "three", study_calls)))
+            poster.start()
+            run_review(reviewers, args.decisions, review_calls)
+            poster.join()
+            report_studies(holder, args, verdict, "three", study_calls)
+            report_review(reviewers, before, args, verdict, review_calls)
+        print()
+        verdict.zero("'database is locked' in the server and worker logs",
+                     app.logs_mention("database is locked"))
+    finally:
+        app.stop()
+        if not args.keep:
+            shutil.rmtree(data_dir, ignore_errors=True)
+    print("FAIL: " + "; ".join(verdict.failures) if verdict.failures else "PASS: nothing lost")
+    return 1 if verdict.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,113 @@
+"""A real web server (gunicorn, as scripts/run.sh starts it) on the test database, for tests that
+kill or starve it; and the process that holds a given client connection."""
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from django.conf import settings
+
+from .worker import ROOT, test_database_url
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class WebServer:
+    """``gunicorn radreview.wsgi`` with ``workers`` sync workers on a free loopback port, in its
+    own process group, sharing the test database, media and broker with the test."""
+
+    def __init__(self, workers: int = 2, **environment: str):
+        self.workers = workers
+        self.environment = environment
+        self.port = free_port()
+        self.process: subprocess.Popen | None = None
+        self.log_path = Path(settings.DATA_DIR) / f"web-{time.monotonic_ns()}.log"
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 60.0) -> None:
+        env = dict(os.environ, DATABASE_URL=test_database_url(), PYTHONUNBUFFERED="1",
+                   RADREVIEW_MEDIA_ROOT=str(settings.MEDIA_ROOT),
+                   RADREVIEW_INDEX_DIR=str(settings.INDEX_DIR), **self.environment)
+        self._log = self.log_path.open("wb")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "radreview.wsgi", "--bind", f"127.0.0.1:{self.port}",
+             "--workers", str(self.workers), "--timeout", "120", "--graceful-timeout", "5"],
+            cwd=ROOT, env=env, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"gunicorn exited early:\n{self.log()}")
+            try:
+                urllib.request.urlopen(f"{self.url}/accounts/login/", timeout=5).close()
+                return
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                time.sleep(0.2)
+        raise RuntimeError(f"gunicorn did not answer in {timeout} s:\n{self.log()}")
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def worker_pids(self) -> list[int]:
+        children = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children")
+        return [int(pid) for pid in children.read_text().split()]
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(timeout=30)
+        self._log.close()
+
+
+def _socket_inode(local_port: int, remote_port: int) -> str | None:
+    """The inode of the loopback TCP socket from ``local_port`` to ``remote_port``."""
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except FileNotFoundError:
+            continue
+        for line in lines:
+            fields = line.split()
+            local, remote, inode = fields[1], fields[2], fields[9]
+            if (int(local.rsplit(":", 1)[1], 16) == local_port
+                    and int(remote.rsplit(":", 1)[1], 16) == remote_port):
+                return inode
+    return None
+
+
+def process_holding(pids: list[int], server_port: int, client_port: int) -> int | None:
+    """Which of ``pids`` holds the server end of the client's connection (the web worker that
+    is serving that request)."""
+    inode = _socket_inode(server_port, client_port)
+    if inode is None:
+        return None
+    wanted = f"socket:[{inode}]"
+    for pid in pids:
+        try:
+            for fd in Path(f"/proc/{pid}/fd").iterdir():
+                try:
+                    if os.readlink(fd) == wanted:
+                        return pid
+                except OSError:
+                    continue
+        except OSError:
+            continue
+    return None

@@ -1,0 +1,93 @@
+"""Restoring a replaced finding without a library worded like the report, and denials that
+lost their "no" told by their own words."""
+from tests.workers.library.fakes import make_library
+from workers.correction import correct
+from workers.correction.builtin import denial_shape_signals
+from workers.correction.restore import ContextModel, gap_of, restore
+from workers.judge import ReportContext
+
+
+def _ctx(text, library=None):
+    return ReportContext(text, library=library)
+
+
+def test_the_other_section_restores_a_finding_in_the_same_slot():
+    ctx = _ctx("FINDINGS: There is a small right pleural effusion. No pneumothorax.\n"
+               "IMPRESSION: Small right cholecystitis.")
+    sentence = ctx.sentence(2).text
+    start = sentence.index("cholecystitis")
+    found = restore(ctx, 2, start, start + len("cholecystitis"), lambda words: True)
+    assert found is not None and found.source == "report" and found.words == "pleural effusion"
+    assert "sentence 1" in found.detail
+
+
+def test_a_mention_in_another_slot_is_not_restored():
+    ctx = _ctx("FINDINGS: Heart size is normal. No pleural effusion.\nIMPRESSION: Chronic "
+               "cholecystitis.")
+    sentence = ctx.sentence(2).text
+    start = sentence.index("cholecystitis")
+    assert restore(ctx, 2, start, start + len("cholecystitis"), lambda w: True) is None
+
+
+def _gap(sentence, term, background=None):
+    start = sentence.index(term)
+    g_start, g_end, *_ = gap_of(sentence, start, start + len(term), background)
+    return sentence[g_start:g_end]
+
+
+def test_the_gap_takes_in_the_rest_of_a_disease_name_but_not_a_side_or_size():
+    library = ContextModel([["Small right pleural effusion."], ["Mild cardiomegaly."]])
+    assert _gap("Small right gastroesophageal reflux disease increased.", "reflux",
+                library.background) == "gastroesophageal reflux disease"
+    assert _gap("Gastroesophageal reflux disease, if any, are small.", "reflux",
+                library.background) == "Gastroesophageal reflux disease"  # stops at the comma
+    # a report's own verb is context, not part of the name
+    assert _gap("Opacities could reflect cirrhosis but infection is not excluded.",
+                "cirrhosis", library.background) == "cirrhosis"
+
+
+def test_the_context_model_reads_the_words_either_side():
+    reports = [["Multiple remote rib fractures."], ["Remote rib fractures on the left."],
+               ["Old rib fractures."], ["Small left pleural effusion."],
+               ["Small right pleural effusion."], ["Moderate left pleural effusion."],
+               ["Remote rib fractures."], ["Left pleural effusion."],
+               ["Remote rib fractures again."], ["Small pleural effusion."]]
+    model = ContextModel(reports * 3)
+    [(_, best, _), *_] = model.rank([(-2, "multiple"), (-1, "remote"), (1, "again")])
+    assert best == ("rib", "fractures")
+    [(_, best, _), *_] = model.rank([(-2, "small"), (-1, "left"), (1, "</s>")])
+    assert best == ("pleural", "effusion")
+
+
+def test_a_finding_worded_as_a_denial_is_caught_and_its_denial_restored():
+    for text in ("Definite pneumothorax.", "Obvious pneumothorax.",
+                 "Evidence of pneumothorax, although the sensitivity to detect a pneumothorax "
+                 "is diminished given supine technique.", "Pneumothorax is identified.",
+                 "Displaced fractures are demonstrated.", "Displaced fractures identified."):
+        ctx = _ctx("FINDINGS: Heart size is normal. " + text)
+        assert [i for i, _ in denial_shape_signals(ctx)] == [1], text
+    for text in ("No definite pneumothorax.", "Small right apical pneumothorax.",
+                 "There is evidence of prior vertebroplasty at the thoracolumbar junction.",
+                 "Small right pneumothorax is identified.", "Cardiomegaly is noted.",
+                 "Pleural effusions.",
+                 "No pneumothorax, although the sensitivity to detect a pneumothorax is "
+                 "diminished."):
+        assert denial_shape_signals(_ctx("FINDINGS: " + text)) == [], text
+
+
+def test_a_denial_shape_fix_rests_on_the_sentences_own_words():
+    result = correct(_ctx("FINDINGS: Heart size is normal. Definite pneumothorax.\n"
+                          "IMPRESSION: Normal chest.", make_library()))
+    [fix] = [d for d in result.detections if d.sentence_index == 1]
+    assert fix.suggestion is not None and "no" in fix.suggestion.lower().split()
+    assert fix.evidence["stages"]["correct"]["basis"] == "own_words"
+
+
+def test_the_verb_after_the_gap_decides_the_number():
+    # the library never writes "are" beside a finding, so only the verb's number tells
+    reports = [["Pleural effusions."]] * 5 + [["Left pleural effusion."]] * 10
+    model = ContextModel(reports)
+    [(_, best, _), *_] = model.rank([(-1, "left"), (1, "are")])
+    assert best == ("pleural", "effusions")
+    [(_, best, _), *_] = model.rank([(-1, "left"), (1, "is")])
+    assert best == ("pleural", "effusion")
