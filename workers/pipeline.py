@@ -14,6 +14,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from workers import nlp
+from workers.backends import registry
+from workers.errors import WorkerError
+
 
 class Progress(Protocol):
     def __call__(self, fraction: float, note: str = "") -> None: ...
@@ -23,7 +27,7 @@ def no_progress(fraction: float, note: str = "") -> None:
     """A progress callback for callers that do not report progress."""
 
 
-class StageError(Exception):
+class StageError(WorkerError):
     """A stage cannot do its work; ``message`` says why, for the study page."""
 
     def __init__(self, message: str):
@@ -54,9 +58,8 @@ LOCAL_MODEL_KINDS = frozenset({"transformers", "open_clip", "radgraph"})
 
 def queue_for(roles: tuple[str, ...]) -> str:
     """"gpu" when any of these model roles is served by local weights, else "cpu"."""
-    from workers.backends.registry import spec_for
-
-    return "gpu" if any(spec_for(role).kind in LOCAL_MODEL_KINDS for role in roles) else "cpu"
+    local = any(registry.spec_for(role).kind in LOCAL_MODEL_KINDS for role in roles)
+    return "gpu" if local else "cpu"
 
 
 class RoleModels(Mapping):
@@ -73,8 +76,6 @@ class RoleModels(Mapping):
             raise StageError(f"the model role {role!r} was not declared by this stage "
                              f"(declared: {', '.join(self._roles) or 'none'})")
         if role not in self._models:
-            from workers.backends import registry  # noqa: PLC0415 - numpy; only in workers
-
             self._models[role] = getattr(registry, role)()  # llm(), generator(), ...
         return self._models[role]
 
@@ -104,7 +105,7 @@ class IngestedImage:
 
 def ingest(images: list[ImageToIngest], progress: Progress = no_progress) -> list[IngestedImage]:
     """Decode every image through the display pipeline and render its preview and thumbnail."""
-    from workers.imaging import encode_png, read_dicom, read_raster, thumbnail
+    from workers.imaging import encode_png, read_dicom, read_raster, thumbnail  # noqa: PLC0415 - defer pydicom/scipy
 
     results = []
     for done, image in enumerate(images):
@@ -137,7 +138,6 @@ class ParsedSentence:
 
 def parse_report(text: str, progress: Progress = no_progress) -> list[ParsedSentence]:
     """Split a report into sentences with their spans and sections, and find what each states."""
-    from workers import nlp
 
     parsed = nlp.parse_report(text)
     findings = nlp.findings_by_sentence(parsed)

@@ -16,14 +16,16 @@ from django.db.models import Max
 
 from radreview.accounts.permissions import require_site_admin
 from radreview.audit.services import record_event
+from radreview.errors import ServiceError
 from radreview.jobs import services as jobs
 from radreview.jobs.models import Job
 from radreview.studies.storage import write_media_atomically
 from workers import pipeline
 from workers.detectors.builtin import RADFLAG
 from workers.radflag import calibration as crc
-from workers.radflag.flags import FlagOutcome, Thresholds
+from workers.radflag.flags import FlagOutcome, Thresholds, default_lambda1
 
+from .export import reviewed_studies
 from .models import Activation, Calibration, StudyRadFlag
 
 logger = logging.getLogger(__name__)
@@ -31,7 +33,7 @@ logger = logging.getLogger(__name__)
 CALIBRATE_STAGE = "calibrate"
 
 
-class CalibrationRejected(Exception):
+class CalibrationRejected(ServiceError):
     """A calibration request we refuse; ``message`` says why (and which line, for a file)."""
 
     def __init__(self, message: str):
@@ -159,7 +161,6 @@ def active_calibration() -> Calibration | None:
 
 def thresholds_of(calibration: Calibration | None) -> Thresholds:
     """The thresholds RadFlag uses: the calibration's, or the site defaults."""
-    from workers.radflag.flags import default_lambda1
 
     if calibration is None:
         n = settings.RADFLAG_SAMPLES
@@ -203,7 +204,6 @@ def record_study_result(study, report, thresholds: Thresholds, outcome: FlagOutc
 
 def export_reviewed(*, actor, n_samples: int | None = None):
     """The reviewed studies as a calibration file (see export.py), noted in the audit trail."""
-    from .export import reviewed_studies
 
     require_site_admin(actor)
     export = reviewed_studies(n_samples)

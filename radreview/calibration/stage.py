@@ -45,7 +45,7 @@ def compute(inputs: CalibrationJob, models, progress) -> crc.CalibrationResult:
 
 
 def store(job: Job, result: crc.CalibrationResult) -> None:
-    from .services import create_calibration
+    from .services import create_calibration  # noqa: PLC0415 - defer faiss/pydicom/pynetdicom/scipy
 
     params = job.params
     calibration = create_calibration(result, file_name=params.get("file_name", ""),

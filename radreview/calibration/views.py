@@ -2,6 +2,7 @@
 from django.contrib import messages
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from radreview.accounts.permissions import require_site_admin
@@ -70,7 +71,6 @@ def run_status(request, job_pk: int):
 
 
 def calibration_url(calibration: Calibration) -> str:
-    from django.urls import reverse
 
     return reverse("calibration:detail", args=[calibration.pk])
 

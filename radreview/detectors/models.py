@@ -5,6 +5,8 @@ them through ``services.combination_config()``. A site that has changed nothing 
 defaults of ``workers.combine.config`` (seeded by the migration), its detectors folded in the
 order workers.detectors declares them.
 """
+import re
+
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
@@ -104,7 +106,6 @@ class FilterRule(models.Model):
         return self.name
 
     def clean(self):
-        import re
 
         if self.kind == self.Kind.PATTERN and not self.pattern:
             raise ValidationError({"pattern": "A pattern rule needs a regular expression."})

@@ -13,6 +13,7 @@ from datetime import date
 import requests
 from django.conf import settings
 
+from radreview.errors import ServiceError
 from radreview.studies.models import Study
 
 from .dicomweb import multipart
@@ -20,7 +21,7 @@ from .dicomweb import multipart
 _UID = re.compile(r"[0-9.]{1,64}")
 
 
-class PacsError(Exception):
+class PacsError(ServiceError):
     """The PACS could not be searched or read; the message says why, for the page."""
 
 

@@ -12,10 +12,12 @@ from pydicom.dataset import Dataset
 from pynetdicom import AE
 from pynetdicom.sop_class import Verification
 
+from radreview.errors import ServiceError
+
 TIMEOUT_SECONDS = 30
 
 
-class SendFailed(Exception):
+class SendFailed(ServiceError):
     """The destination could not be reached or did not accept the dataset; ``str`` says why."""
 
 

@@ -7,6 +7,7 @@ from django.db import DatabaseError, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from radreview.audit.services import record_event
 from radreview.celery import app as celery_app
 from radreview.studies.models import Study
 from workers import pipeline
@@ -85,7 +86,6 @@ def start_next(study: Study) -> Job | None:
 
 def start_site_job(stage: str, params: dict, *, actor, queue: str = "cpu") -> Job:
     """Create and queue a job that works for the whole site (an import, a calibration run)."""
-    from radreview.audit.services import record_event
 
     job = Job.objects.create(stage=stage, params=params, queue=queue, created_by=actor)
     record_event("site_job_started", actor=actor, detail={"stage": stage, "job": job.pk})
@@ -95,7 +95,6 @@ def start_site_job(stage: str, params: dict, *, actor, queue: str = "cpu") -> Jo
 
 def retry(job: Job, *, actor) -> None:
     """Put a failed job back in the queue (a person asked for it)."""
-    from radreview.audit.services import record_event
 
     with transaction.atomic():
         updated = Job.objects.filter(pk=job.pk, state=Job.State.FAILED).update(

@@ -1,4 +1,7 @@
 from django.apps import AppConfig
+from django.conf import settings
+
+from workers.backends import registry
 
 
 class LibraryConfig(AppConfig):
@@ -8,12 +11,8 @@ class LibraryConfig(AppConfig):
     def ready(self):
         # The model-roles probe of the "builtin" generator loads the built-in retrieval
         # generator over this site's image memory (loading nothing until a probe runs).
-        from django.conf import settings
-
-        from workers.backends import registry
-
         def load_builtin_generator():
-            from workers.rarrg.generator import load_builtin_generator as load
+            from workers.rarrg.generator import load_builtin_generator as load  # noqa: PLC0415 - defer the image memory to the first probe
 
             return load(settings.INDEX_DIR, encoder=registry.image_encoder())
 

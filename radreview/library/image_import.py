@@ -34,12 +34,21 @@ from pathlib import Path
 
 from django.conf import settings
 from django.core.files.base import ContentFile
+from django.core.management.base import CommandError
 from django.db import transaction
 
+from radreview.errors import ServiceError
 from radreview.studies.storage import write_media_atomically
 from workers import imaging
-from workers.imagememory import (ImageMemory, ImageMemoryError, LibraryImage, LibraryStudy,
-                                 add_to_memory, memory_lock)
+from workers.backends import registry
+from workers.imagememory import (
+    ImageMemory,
+    ImageMemoryError,
+    LibraryImage,
+    LibraryStudy,
+    add_to_memory,
+    memory_lock,
+)
 from workers.pipeline import Progress, no_progress
 
 from . import image_memory, text_library
@@ -56,7 +65,7 @@ _VIEW_HINTS = {"pa": "PA", "ap": "AP", "frontal": "PA", "lat": "LATERAL", "later
 _SUFFIX = {"dicom": ".dcm", "png": ".png", "jpeg": ".jpg"}
 
 
-class ImportRefused(Exception):
+class ImportRefused(ServiceError):
     """Nothing can be imported; ``message`` says why."""
 
     def __init__(self, message: str):
@@ -337,7 +346,6 @@ def _library_study(study: ReferenceStudy) -> LibraryStudy:
 def run_import(images_dir: str | Path, reports_file: str | Path, *, source: str = "site",
                progress: Progress = no_progress) -> ImportSummary:
     """Import the reference studies (see the module docstring); returns what happened."""
-    from workers.backends import registry
 
     images_dir, reports_file = Path(images_dir).resolve(), Path(reports_file).resolve()
     source = (source or "site").strip()[:40]
@@ -411,7 +419,6 @@ def add_image_arguments(parser) -> None:
 
 def handle_image_import(command, options) -> bool:
     """Run the image import when ``--images`` was given; False when it was not."""
-    from django.core.management.base import CommandError
 
     if options.get("images") is None and options.get("reports") is None:
         return False

@@ -12,8 +12,17 @@ from pathlib import Path
 
 from django.conf import settings
 
-from workers.imagememory import (ImageMemory, ImageMemoryError, LibraryImage, LibraryStudy,
-                                 add_to_memory, memory_dir, memory_lock, read_summary)
+from workers.backends import registry
+from workers.imagememory import (
+    ImageMemory,
+    ImageMemoryError,
+    LibraryImage,
+    LibraryStudy,
+    add_to_memory,
+    memory_dir,
+    memory_lock,
+    read_summary,
+)
 from workers.pipeline import Progress, no_progress
 
 from .models import ReferenceImage, ReferenceStudy
@@ -25,7 +34,7 @@ def directory() -> Path:
 
 def options() -> dict:
     """The FAISS settings the memory is opened with."""
-    from workers.retrieval.index import HnswParams
+    from workers.retrieval.index import HnswParams  # noqa: PLC0415 - defer faiss
 
     return {"hnsw": HnswParams(m=settings.HNSW_M, ef_construction=settings.HNSW_EF_CONSTRUCTION,
                                ef_search=settings.HNSW_EF_SEARCH),
@@ -45,7 +54,6 @@ def library_studies(studies) -> list[LibraryStudy]:
 
 
 def _roles():
-    from workers.backends import registry
 
     return {"encoder": registry.image_encoder(), "extractor": registry.extractor(),
             "llm": registry.llm(), "embedder": registry.text_embedder()}

@@ -29,10 +29,15 @@ import numpy as np
 from django.conf import settings
 from django.db import transaction
 
+from radreview.errors import ServiceError
+from workers.backends import registry
 from workers.library import LibraryReport, read_iu_archive, read_jsonl_reports
+from workers.library.iu import ArchiveError
+from workers.library.records import RecordError
 from workers.library.text import LibraryEntry, TextLibrary
 from workers.library.vectors import SentenceVectors, report_vectors
 from workers.pipeline import Progress, no_progress
+from workers.retrieval.index import HnswParams, VectorIndex
 
 from .models import ReferenceStudy
 
@@ -49,7 +54,7 @@ _lock = threading.Lock()
 _cached: tuple[tuple, TextLibrary] | None = None
 
 
-class LibraryImportError(Exception):
+class LibraryImportError(ServiceError):
     """The import cannot go on; ``message`` says why in an admin's words."""
 
     def __init__(self, message: str):
@@ -91,8 +96,6 @@ def fetch_iu_archive(target: Path | None = None, timeout: int = 600) -> Path:
 
 def read_source(source: str, path: str | Path | None) -> list[LibraryReport]:
     """Every report of the source, in its order."""
-    from workers.library.iu import ArchiveError
-    from workers.library.records import RecordError
 
     if source not in SOURCES:
         raise LibraryImportError(
@@ -138,7 +141,6 @@ def plan_import(source: str, path: str | Path | None = None) -> ImportPlan:
 
 
 def _embedder():
-    from workers.backends import registry
 
     return registry.text_embedder()
 
@@ -194,7 +196,6 @@ def store_import(plan: ImportPlan, vectors: np.ndarray) -> ImportResult:
 
 
 def _open_index(dim: int):
-    from workers.retrieval.index import HnswParams, VectorIndex
 
     try:
         return VectorIndex.open(index_path(), dim, hnsw=HnswParams(

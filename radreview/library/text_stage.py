@@ -6,6 +6,7 @@ transaction and adds the vectors to the index once they commit.
 """
 from __future__ import annotations
 
+import numpy as np
 from django.utils import timezone
 
 from radreview.jobs.models import Job
@@ -25,7 +26,6 @@ def load(job: Job) -> text_library.ImportPlan:
 
 
 def compute(plan: text_library.ImportPlan, models, progress):
-    import numpy as np
 
     if not plan.new:
         progress(1.0, "nothing new to import")

@@ -2,6 +2,8 @@ from django.apps import AppConfig
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
+from workers.backends import BackendConfigError, configure
+
 
 class ModelRolesConfig(AppConfig):
     name = "radreview.modelroles"
@@ -12,7 +14,6 @@ class ModelRolesConfig(AppConfig):
         # Validate every role's setting when a process starts (web or worker), so a missing
         # model folder stops the process with a message naming the setting. Nothing loads here:
         # models load lazily, once per worker process, on first use.
-        from workers.backends import BackendConfigError, configure
 
         try:
             configure(settings.MODEL_ROLES)

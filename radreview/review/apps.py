@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.db.models.signals import pre_delete, pre_save
 
 
 class ReviewConfig(AppConfig):
@@ -6,11 +7,10 @@ class ReviewConfig(AppConfig):
     label = "review"
 
     def ready(self):
-        from django.db.models.signals import pre_delete, pre_save
 
-        from radreview.studies.models import Report
+        from radreview.studies.models import Report  # noqa: PLC0415 - app registry
 
-        from .signals import refuse_deleting_final_reports, refuse_editing_final_reports
+        from .signals import refuse_deleting_final_reports, refuse_editing_final_reports  # noqa: PLC0415 - app registry
 
         pre_save.connect(refuse_editing_final_reports, sender=Report, dispatch_uid="review-final-immutable")
         pre_delete.connect(refuse_deleting_final_reports, sender=Report, dispatch_uid="review-final-immutable-del")

@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Protocol, Sequence
 
+from workers.nlp.sections import parse_report
+
 UNDO = "undo"
 
 
@@ -96,7 +98,6 @@ def _removal_span(text: str, start: int, end: int) -> tuple[int, int]:
 
 def _section_spans(text: str) -> list[tuple[str, str | None, int, int]]:
     """(name, header, span start including the header, body end) of each section."""
-    from workers.nlp.sections import parse_report
 
     spans = []
     previous_end = 0

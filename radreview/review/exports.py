@@ -34,7 +34,7 @@ RADIOLOGIST_CODE = ("66862007", "SCT", "Radiologist")
 
 
 def study_uid(study: Study) -> str:
-    from pydicom.uid import generate_uid
+    from pydicom.uid import generate_uid  # noqa: PLC0415 - defer pydicom
 
     if study.study_instance_uid:
         return study.study_instance_uid
@@ -92,7 +92,7 @@ def _display_name(dicom_name: str) -> str:
 
 def fhir_resource(signoff: SignOff):
     """The signed version as a validated ``fhir.resources`` R4 (R4B model) DiagnosticReport."""
-    from fhir.resources.R4B.diagnosticreport import DiagnosticReport
+    from fhir.resources.R4B.diagnosticreport import DiagnosticReport  # noqa: PLC0415 - defer fhir
 
     study = signoff.study
     text = signoff.report.text.encode("utf-8")
@@ -176,7 +176,7 @@ def _dicom_sex(sex: str) -> str:
 
 
 def _patient_and_study(study: Study, uid: str):
-    from pydicom.dataset import Dataset
+    from pydicom.dataset import Dataset  # noqa: PLC0415 - defer pydicom
 
     ds = Dataset()
     ds.StudyInstanceUID = uid
@@ -210,7 +210,7 @@ def _evidence(study: Study, uid: str) -> tuple[list, bool]:
         evidence.append(ds)
     if evidence:
         return evidence, True
-    from pydicom.uid import generate_uid
+    from pydicom.uid import generate_uid  # noqa: PLC0415 - defer pydicom
 
     placeholder = _patient_and_study(study, uid)
     placeholder.SOPClassUID = DX_FOR_PRESENTATION
@@ -221,7 +221,7 @@ def _evidence(study: Study, uid: str) -> tuple[list, bool]:
 
 def sr_uids(uid: str, version: int) -> tuple[str, str]:
     """(series, SOP instance) UIDs of a signed version's SR: the same on every export."""
-    from pydicom.uid import generate_uid
+    from pydicom.uid import generate_uid  # noqa: PLC0415 - defer pydicom
 
     series = generate_uid(entropy_srcs=[uid, "radreview-sr-series"])
     instance = generate_uid(entropy_srcs=[uid, "radreview-sr", str(version)])
@@ -240,10 +240,10 @@ def _signature_line(signoff: SignOff) -> str:
 
 
 def sr_dataset(signoff: SignOff):
-    import highdicom as hd
-    from pydicom.dataset import Dataset
-    from pydicom.sr.codedict import codes
-    from pydicom.valuerep import DT
+    import highdicom as hd  # noqa: PLC0415 - defer highdicom
+    from pydicom.dataset import Dataset  # noqa: PLC0415 - defer pydicom
+    from pydicom.sr.codedict import codes  # noqa: PLC0415 - defer pydicom
+    from pydicom.valuerep import DT  # noqa: PLC0415 - defer pydicom
 
     study = signoff.study
     uid = study_uid(study)

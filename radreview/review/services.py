@@ -20,11 +20,13 @@ from django.db.models import F
 from radreview.accounts.permissions import require_radiologist
 from radreview.audit.services import record_event
 from radreview.dicomnet import delivery
+from radreview.errors import ServiceError
 from radreview.studies.models import Report, Sentence, Study
 from radreview.studies.report_text import clean_report_text, is_readable
+from radreview.studies.selectors import study_with_everything
 from workers import types
 
-from . import selectors
+from . import exports, selectors
 from . import state as state_table
 from .models import Decision, Detection, SignOff
 
@@ -33,7 +35,7 @@ logger = logging.getLogger(__name__)
 MAX_SENTENCE_CHARS = 2000
 
 
-class ReviewError(Exception):
+class ReviewError(ServiceError):
     """A review action that cannot be done; ``message`` says why in a reviewer's words."""
 
     def __init__(self, message: str):
@@ -233,7 +235,6 @@ def sign(study: Study, user, *, version, password: str = "", attested: bool = Fa
     """Sign the final text derived from the decisions, as the study's next version.
 
     Signing is an attestation: the radiologist confirms it and re-enters their password."""
-    from radreview.studies.selectors import study_with_everything
 
     require_radiologist(user)
     seen = _parse_version(version)
@@ -281,7 +282,6 @@ def export(signoff: SignOff, fmt: str, user) -> tuple[bytes, str, str]:
     Exporting reads; admins may do it too. The text's hash is checked against the sign-off,
     so a final report altered behind the application's back is never exported as signed.
     """
-    from . import exports
 
     builder = exports.BUILDERS.get(fmt)
     if builder is None:

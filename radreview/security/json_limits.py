@@ -15,8 +15,10 @@ from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser, get_encoding
 from rest_framework.utils.json import strict_constant
 
+from radreview.errors import ServiceError
 
-class JSONRefused(ValueError):
+
+class JSONRefused(ServiceError, ValueError):
     """JSON we do not take; the message says why."""
 
 

@@ -21,7 +21,7 @@ class AppearanceDescriptorEncoder:
 
     def __init__(self) -> None:
         try:
-            from workers.imaging import descriptor
+            from workers.imaging import descriptor  # noqa: PLC0415 - optional workers.imaging.descriptor
         except ImportError as exc:
             raise BackendLoadError("RADREVIEW_IMAGE_ENCODER: the built-in appearance "
                                    f"descriptor (workers.imaging.descriptor) is missing: {exc}"
@@ -49,7 +49,7 @@ class RuleExtractor:
 
     def __init__(self) -> None:
         try:
-            from workers.nlp.graph import extract_graph
+            from workers.nlp.graph import extract_graph  # noqa: PLC0415 - optional workers.nlp.graph
         except ImportError as exc:
             raise BackendLoadError("RADREVIEW_EXTRACTOR: the built-in extractor "
                                    f"(workers.nlp.graph.extract_graph) is missing: {exc}"

@@ -8,7 +8,7 @@ from .errors import BackendLoadError
 
 def resolve_device(option: str, setting: str) -> str:
     """'auto' → 'cuda' when a GPU is visible, else 'cpu'. An explicit GPU must exist."""
-    import torch
+    import torch  # noqa: PLC0415 - defer torch
 
     option = (option or "auto").lower()
     if option == "auto":
@@ -28,7 +28,7 @@ def resolve_device(option: str, setting: str) -> str:
 
 def resolve_dtype(option: str, device: str) -> Any:
     """'auto' → bfloat16 on a GPU that supports it, float16 on an older GPU, float32 on CPU."""
-    import torch
+    import torch  # noqa: PLC0415 - defer torch
 
     option = (option or "auto").lower()
     if option == "auto":

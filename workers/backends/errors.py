@@ -1,8 +1,10 @@
 """Exceptions raised by the model roles and their backends."""
 from __future__ import annotations
 
+from workers.errors import WorkerError
 
-class BackendError(Exception):
+
+class BackendError(WorkerError):
     """Base class for every error raised by workers.backends."""
 
 

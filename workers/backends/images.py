@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import base64
 import io
-
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from PIL import Image
 
 
 def to_uint8(pixels: np.ndarray) -> np.ndarray:
@@ -19,7 +19,6 @@ def to_uint8(pixels: np.ndarray) -> np.ndarray:
 
 def to_pil_rgb(pixels: np.ndarray, max_side: int | None = None):
     """An RGB PIL image (gray replicated to three channels), shrunk so no side exceeds max_side."""
-    from PIL import Image
 
     image = Image.fromarray(to_uint8(pixels))  # uint8 2-D → mode "L"
     if max_side and max(image.size) > max_side:

@@ -38,10 +38,10 @@ class OpenClipImageEncoder:
     learned = True
 
     def __init__(self, spec: BackendSpec) -> None:
-        import torch
-        from open_clip.constants import OPENAI_DATASET_MEAN, OPENAI_DATASET_STD
-        from open_clip.factory import load_state_dict
-        from open_clip.model import _build_vision_tower
+        import torch  # noqa: PLC0415 - defer torch
+        from open_clip.constants import OPENAI_DATASET_MEAN, OPENAI_DATASET_STD  # noqa: PLC0415 - defer open_clip
+        from open_clip.factory import load_state_dict  # noqa: PLC0415 - defer open_clip
+        from open_clip.model import _build_vision_tower  # noqa: PLC0415 - defer open_clip
 
         self.spec = spec
         self.name: str = spec.option("name") or spec.path.name
@@ -91,7 +91,7 @@ class OpenClipImageEncoder:
     def preprocess(self, pixels: np.ndarray) -> Any:
         """(3, H, W) float32 tensor from a 2-D [0, 1] grayscale image."""
         torch = self._torch
-        import torch.nn.functional as F
+        import torch.nn.functional as F  # noqa: PLC0415 - defer torch
 
         image = np.asarray(pixels, dtype=np.float32)
         if image.ndim != 2:

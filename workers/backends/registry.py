@@ -31,10 +31,31 @@ from typing import Any
 
 import numpy as np
 
+from workers.nlp.sections import parse_report
+from workers.prompts import get_prompt
+
+from .builtin import AppearanceDescriptorEncoder, RuleExtractor
 from .errors import BackendError, BackendLoadError
-from .roles import (BUILTIN_ENGINE_NAME, Extractor, Generator, ImageEncoder, ImageInput,
-                    TextEmbedder, TextModel)
+from .openai_http import OpenAIGenerator, OpenAITextModel
+from .openclip_encoder import OpenClipImageEncoder
+from .radgraph_extractor import RadGraphExtractor
+from .roles import (
+    BUILTIN_ENGINE_NAME,
+    Extractor,
+    Generator,
+    ImageEncoder,
+    ImageInput,
+    TextEmbedder,
+    TextModel,
+)
+from .sentence_embedder import (
+    BUILTIN_EMBEDDER_NAME,
+    SentenceTransformerEmbedder,
+    builtin_model_path,
+)
 from .spec import BUILTIN, ROLES, BackendSpec, specs_from_environ, validate_specs
+from .transformers_llm import TransformersTextModel
+from .transformers_vlm import TransformersGenerator
 
 log = logging.getLogger(__name__)
 
@@ -42,44 +63,35 @@ log = logging.getLogger(__name__)
 # --- building a backend ----------------------------------------------------------------------
 
 def _builtin_embedder(spec: BackendSpec) -> Any:
-    from .sentence_embedder import (BUILTIN_EMBEDDER_NAME, SentenceTransformerEmbedder,
-                                    builtin_model_path)
     return SentenceTransformerEmbedder(builtin_model_path(), setting=spec.setting, device="cpu",
                                        name=BUILTIN_EMBEDDER_NAME)
 
 
 def _builtin_image_encoder(spec: BackendSpec) -> Any:
-    from .builtin import AppearanceDescriptorEncoder
     return AppearanceDescriptorEncoder()
 
 
 def _builtin_extractor(spec: BackendSpec) -> Any:
-    from .builtin import RuleExtractor
     return RuleExtractor()
 
 
 def _transformers_llm(spec: BackendSpec) -> Any:
-    from .transformers_llm import TransformersTextModel
     return TransformersTextModel(spec)
 
 
 def _transformers_vlm(spec: BackendSpec) -> Any:
-    from .transformers_vlm import TransformersGenerator
     return TransformersGenerator(spec)
 
 
 def _openai_llm(spec: BackendSpec) -> Any:
-    from .openai_http import OpenAITextModel
     return OpenAITextModel(spec)
 
 
 def _openai_generator(spec: BackendSpec) -> Any:
-    from .openai_http import OpenAIGenerator
     return OpenAIGenerator(spec)
 
 
 def _sentence_transformers(spec: BackendSpec) -> Any:
-    from .sentence_embedder import SentenceTransformerEmbedder
     return SentenceTransformerEmbedder(spec.path, setting=spec.setting,
                                        device=spec.option("device"),
                                        batch_size=spec.option("batch_size"),
@@ -87,12 +99,10 @@ def _sentence_transformers(spec: BackendSpec) -> Any:
 
 
 def _open_clip(spec: BackendSpec) -> Any:
-    from .openclip_encoder import OpenClipImageEncoder
     return OpenClipImageEncoder(spec)
 
 
 def _radgraph(spec: BackendSpec) -> Any:
-    from .radgraph_extractor import RadGraphExtractor
     return RadGraphExtractor(spec)
 
 
@@ -309,11 +319,9 @@ def _probe_image() -> np.ndarray:
 
 def _probe_llm(model: TextModel | None) -> str:
     if model is None:
-        from workers.nlp.sections import parse_report
 
         sentences = len(parse_report(_PROBE_REPORT).sentences)
         return f"built-in rule engine: parsed a test report into {sentences} sentences"
-    from workers.prompts import get_prompt
 
     prompt = get_prompt("status_probe")
     reply = model.complete(prompt.render(), temperature=0.0, max_tokens=prompt.max_tokens)
@@ -342,7 +350,6 @@ def _probe_generator(model: Generator | None) -> str:
         except Exception as exc:  # StageError (empty memory, other encoder) carries .message
             raise RuntimeError(getattr(exc, "message", None) or str(exc)) from None
         return f"built-in retrieval generator drafted {report[:80]!r} from the image memory"
-    from workers.prompts import get_prompt
 
     prompt = get_prompt("status_probe")
     reports = model.generate([ImageInput(_probe_image(), "PA")], prompt.text(), temperature=0.0,

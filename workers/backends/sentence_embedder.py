@@ -38,7 +38,7 @@ class SentenceTransformerEmbedder:
 
     def __init__(self, path: Path, *, setting: str = "RADREVIEW_TEXT_EMBEDDER",
                  device: str = "cpu", batch_size: int = 32, name: str | None = None) -> None:
-        from sentence_transformers import SentenceTransformer
+        from sentence_transformers import SentenceTransformer  # noqa: PLC0415 - defer sentence_transformers
 
         self.device = resolve_device(device, setting)
         self.model = SentenceTransformer(str(path), device=self.device, local_files_only=True)

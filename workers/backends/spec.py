@@ -31,6 +31,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from .errors import BackendConfigError
+from .radgraph_checks import check_radgraph_folder, compatibility_problem
 
 BUILTIN = "builtin"
 
@@ -429,8 +430,6 @@ def _check_open_clip(spec: BackendSpec, environ: Mapping[str, str]) -> list[str]
 
 
 def _check_radgraph(spec: BackendSpec, environ: Mapping[str, str]) -> list[str]:
-    from .radgraph_extractor import check_radgraph_folder, compatibility_problem
-
     problems = _folder(spec)
     if problems:
         return problems

@@ -19,6 +19,11 @@ import logging
 import re
 from typing import Any
 
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import best_match
+
+from workers.prompts import Provenance
+
 from .errors import StructuredOutputError
 from .roles import Message, TextModel
 
@@ -29,7 +34,6 @@ _THINK = re.compile(r"<think>.*?</think>", re.S | re.I)
 
 
 def _validator(schema: dict[str, Any]) -> Any:
-    from jsonschema import Draft202012Validator
 
     Draft202012Validator.check_schema(schema)
     return Draft202012Validator(schema)
@@ -65,7 +69,6 @@ def _describe_error(error: Any) -> str:
 def parse_json_reply(reply: str, schema: dict[str, Any]) -> tuple[Any, str | None]:
     """(value, None) for the first JSON value in the reply that satisfies the schema, or
     (None, what is wrong) when there is none."""
-    from jsonschema.exceptions import best_match
 
     validator = _validator(schema)
     candidates = _json_candidates(reply)
@@ -153,7 +156,6 @@ def complete_prompt(model: TextModel, prompt: Any, *, temperature: float = 0.0,
 
     Returns ``(value, Provenance)``; store the provenance with whatever the value produces.
     """
-    from workers.prompts import Provenance
 
     if prompt.schema is None:
         raise ValueError(f"prompt {prompt.version} has no JSON schema; use model.complete()")

@@ -80,8 +80,8 @@ class TransformersTextModel:
     """
 
     def __init__(self, spec: BackendSpec) -> None:
-        import torch
-        from transformers import AutoModelForCausalLM, AutoTokenizer
+        import torch  # noqa: PLC0415 - defer torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: PLC0415 - defer transformers
 
         self.spec = spec
         self.name: str = spec.option("name") or spec.path.name

@@ -31,8 +31,8 @@ class TransformersGenerator:
     """
 
     def __init__(self, spec: BackendSpec) -> None:
-        import torch
-        from transformers import AutoProcessor
+        import torch  # noqa: PLC0415 - defer torch
+        from transformers import AutoProcessor  # noqa: PLC0415 - defer transformers
 
         self.spec = spec
         self.name: str = spec.option("name") or spec.path.name
@@ -63,8 +63,8 @@ class TransformersGenerator:
                  str(self.dtype).replace("torch.", ""), time.perf_counter() - started)
 
     def _load_model(self, spec: BackendSpec) -> Any:
-        import transformers
-        from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForImageTextToText
+        import transformers  # noqa: PLC0415 - defer transformers
+        from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForImageTextToText  # noqa: PLC0415 - defer transformers
 
         path = str(spec.path)
         options = {"local_files_only": True, "dtype": self.dtype,

@@ -4,13 +4,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from workers.detectors import DETECTORS
+
 if TYPE_CHECKING:
     from workers.combine.calibration import ScoreCalibration
 
 DEFAULT_SIMILARITY_THRESHOLD = 0.35
 DEFAULT_FLAG_THRESHOLD = 0.3
-# Weights other than 1 (docs/audit.md explains the contradiction detector's).
-DEFAULT_WEIGHTS = {"contradiction": 4.0}
 
 RESTATES_SENTENCE = "restates_sentence"
 OMISSION = "omission"
@@ -85,7 +85,10 @@ class CombinationConfig:
     calibration: ScoreCalibration | None = None
 
     def weight(self, detector: str) -> float:
-        return float(self.weights.get(detector, DEFAULT_WEIGHTS.get(detector, 1.0)))
+        if detector in self.weights:
+            return float(self.weights[detector])
+        spec = DETECTORS.get(detector)
+        return spec.weight if spec is not None else 1.0
 
     def ordered(self, detectors) -> list[str]:
         known = [d for d in self.order if d in detectors]

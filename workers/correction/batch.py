@@ -19,9 +19,6 @@ behind.
 from __future__ import annotations
 
 import hashlib
-import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -29,6 +26,8 @@ from workers.combine import CombinationConfig, combine
 from workers.correction.three_stage import DETECTOR as CORRECTION
 from workers.correction.three_stage import apply_suggestion
 from workers.detectors.text import TextAudit, audit_text
+from workers.jsonl import JsonlError, numbered_jsonl
+from workers.jsonl import write_jsonl as write_jsonl  # the one writer, importable from here
 from workers.library.records import RecordError, compose_report, read_jsonl_reports
 from workers.library.text import LibraryEntry, TextLibrary
 from workers.library.vectors import SentenceVectors, report_sentences
@@ -43,15 +42,9 @@ def read_records(path: str | Path) -> list[dict]:
     """Every record of a JSONL input, checked; ``RecordError`` names the bad line."""
     records = []
     seen: set[str] = set()
-    with Path(path).open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise RecordError(f"{path}:{number}: bad JSON ({exc})") from None
-            if not isinstance(record, dict) or "id" not in record:
+    try:
+        for number, record in numbered_jsonl(path):
+            if "id" not in record:
                 raise RecordError(f'{path}:{number}: expected an object with "id" and "report"')
             if not isinstance(record.get("report"), str):
                 findings, impression = record.get("findings"), record.get("impression")
@@ -62,6 +55,10 @@ def read_records(path: str | Path) -> list[dict]:
                 raise RecordError(f"{path}:{number}: id {record['id']!r} appears twice")
             seen.add(str(record["id"]))
             records.append(record)
+    except JsonlError as exc:
+        if isinstance(exc, RecordError):
+            raise
+        raise RecordError(str(exc)) from None
     return records
 
 
@@ -168,21 +165,3 @@ def audit_records(records: Iterable[dict], *, library: TextLibrary | None,
             yield output_line(record, audit, config, embed)
             if progress:
                 progress(first + offset + 1, len(records))
-
-
-def write_jsonl(path: str | Path, lines: Iterable[dict]) -> int:
-    """Write ``lines`` to ``path`` through a temporary file (no half-written output)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".partial")
-    count = 0
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            for line in lines:
-                handle.write(json.dumps(line, ensure_ascii=False) + "\n")
-                count += 1
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return count

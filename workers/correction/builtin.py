@@ -36,6 +36,7 @@ from workers.correction.rewrite import (
     replace_span,
     swap_sides,
 )
+from workers.judge import comparative
 from workers.judge.checks import (
     CONTRADICTION,
     IMPRESSION_VS_FINDINGS,
@@ -46,8 +47,9 @@ from workers.judge.checks import (
 )
 from workers.library.slots import slot_fills
 from workers.library.stats import tokens_of
-from workers.nlp import harm_of
+from workers.nlp import extract_findings, harm_of
 from workers.nlp.findings import ABSENT, PRESENT
+from workers.nlp.polarity import negation_count
 from workers.nlp.report import ReportContext
 from workers.nlp.vocabulary import CONCEPT_RE
 from workers.types import Harm
@@ -203,7 +205,6 @@ def denial_shape_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
 def comparison_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
     """Comparisons with a prior exam in a study that has none (the comparative detector's
     finding, with its explanation, so the combination aligns the two)."""
-    from workers.judge import comparative
 
     return [(d.sentence_index, Signal(COMPARATIVE, d.confidence, d.explanation, None,
                                       d.suggestion)) for d in comparative.detect(ctx)]
@@ -297,7 +298,6 @@ def _keeps_attributes(sentence: str, start: int, end: int, words) -> bool:
 
 
 def _observations(text: str) -> set[str]:
-    from workers.nlp import extract_findings
 
     return {f.observation for f in extract_findings(text) if not f.implied}
 
@@ -484,8 +484,7 @@ def _states_present(ctx: ReportContext, index: int, issue: Issue | None) -> bool
         for f in findings:
             if f.observation == issue.observation:
                 return f.status != ABSENT
-    polarity_words = sum(1 for w in ctx.tokens(index) if w in ("no", "not", "without"))
-    return polarity_words == 0
+    return negation_count(ctx.tokens(index)) == 0
 
 
 def harm_for(ctx: ReportContext, index: int, signal: Signal) -> Harm:

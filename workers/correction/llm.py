@@ -11,7 +11,7 @@ from __future__ import annotations
 from workers.backends.structured import complete_json
 from workers.correction.builtin import disjunction_signals, readings_for
 from workers.correction.direction import judge_direction
-from workers.correction.three_stage import DETECTOR, CorrectionResult, apply_suggestion
+from workers.correction.result import DETECTOR, CorrectionResult, apply_suggestion
 from workers.judge.formatting import (
     bulleted,
     index_of,

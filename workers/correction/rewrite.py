@@ -1,5 +1,5 @@
-"""Editing one sentence: token-level edits applied to the original text, and the generic ways
-to flip a sentence's polarity.
+"""Editing one sentence: token-level edits applied to the original text (the generic ways to
+flip a sentence's polarity, ``negations_of``/``affirmations_of``, are workers.nlp.polarity's).
 
 Corrections keep the report's own wording: a library wording is applied as the smallest token
 edit to the original sentence (so "XXXX", capitals and punctuation survive), not pasted in.
@@ -9,7 +9,9 @@ from __future__ import annotations
 import re
 from difflib import SequenceMatcher
 
+# The ways to flip a sentence's polarity live with the one negation (workers/nlp/polarity.py).
 from workers.library.stats import Token, Tokens, tokenize
+from workers.nlp.polarity import affirmations_of, negations_of
 
 _SPACE_RE = re.compile(r"[ \t]{2,}")
 _SPACE_BEFORE_PUNCT_RE = re.compile(r"\s+([,.;:!?])")
@@ -92,58 +94,6 @@ def replace_span(sentence: str, start: int, end: int, words: str) -> str:
             words = words[:1].upper() + words[1:]
         text = sentence[:start] + words + sentence[end:]
     return _tidy(text, sentence)
-
-
-# --- polarity ----------------------------------------------------------------------------------
-
-_BE = ("is", "are", "was", "were")
-_SEEN = ("seen", "noted", "identified", "present", "visualized", "visualised", "demonstrated",
-         "evident", "detected", "appreciated", "observed")
-_ARTICLES = ("a", "an", "any", "some")
-
-
-def negations_of(tokens: Tokens) -> list[Tokens]:
-    """The usual ways to deny what an affirmative sentence states, most specific first:
-    "there is X" -> "there is no X"; "with X" -> "without X"; "evidence of X" -> "no evidence
-    of X"; "X is seen" -> "X is not seen" and "no X is seen"; and "no X"."""
-    found: list[Tokens] = []
-    t = list(tokens)
-    for i in range(len(t) - 1):
-        if t[i] == "there" and t[i + 1] in _BE:
-            rest = t[i + 2:]
-            if rest[:1] and rest[0] in _ARTICLES:
-                rest = rest[1:]
-            found.append(tuple(t[:i + 2] + ["no"] + rest))
-            break
-    for i, word in enumerate(t):
-        if word == "with":
-            found.append(tuple(t[:i] + ["without"] + t[i + 1:]))
-            break
-    for i in range(len(t) - 1):
-        if t[i] == "evidence" and t[i + 1] == "of" and (i == 0 or t[i - 1] != "no"):
-            found.append(tuple(t[:i] + ["no"] + t[i:]))
-            break
-    for i in range(1, len(t) - 1):
-        if t[i] in _BE and t[i + 1] in _SEEN:
-            found.append(tuple(t[:i + 1] + ["not"] + t[i + 1:]))
-            break
-    start = 1 if t[:1] and t[0] in _ARTICLES else 0
-    found.append(tuple(["no"] + t[start:]))
-    return list(dict.fromkeys(found))
-
-
-def affirmations_of(tokens: Tokens) -> list[Tokens]:
-    """The ways to undo a denial: drop "no"/"not", "without" -> "with", drop "negative for"."""
-    found: list[Tokens] = []
-    t = list(tokens)
-    for i, word in enumerate(t):
-        if word in ("no", "not"):
-            found.append(tuple(t[:i] + t[i + 1:]))
-        elif word == "without":
-            found.append(tuple(t[:i] + ["with"] + t[i + 1:]))
-        elif word == "negative" and i + 1 < len(t) and t[i + 1] == "for":
-            found.append(tuple(t[:i] + t[i + 2:]))
-    return list(dict.fromkeys(f for f in found if f))
 
 
 def swap_sides(sentence: str, start: int | None = None, end: int | None = None) -> str | None:

@@ -13,49 +13,24 @@ workers.correction.llm.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from workers.correction import builtin
+from workers.correction.llm import correct_with_llm
+from workers.correction.result import DETECTOR, CorrectionResult, apply_suggestion
 from workers.judge.checks import Issue, run_checks
+from workers.nlp import extract_graph, graph_phrases
 from workers.nlp.report import ReportContext
 from workers.types import Detection
 
-DETECTOR = "correction"
 MAX_INTERNAL = 12
-
-
-@dataclass(frozen=True)
-class CorrectionResult:
-    """What the three stages concluded about one report."""
-
-    has_error: bool
-    sentence_index: int | None
-    suggestion: str | None
-    corrected_report: str | None
-    detections: list[Detection] = field(default_factory=list)
 
 
 def internal_phrases(ctx: ReportContext, extractor=None) -> list[str]:
     """The report's own findings as short phrases, from the extractor role's graph."""
     if extractor is None:
-        from workers.nlp import extract_graph, graph_phrases
 
         return graph_phrases(extract_graph(ctx.text))
-    from workers.nlp import graph_phrases
 
     return graph_phrases(extractor.extract(ctx.text))
-
-
-def apply_suggestion(text: str, start: int, end: int, suggestion: str) -> str:
-    """The report with ``text[start:end]`` replaced ("" removes the sentence and its space)."""
-    if suggestion:
-        return text[:start] + suggestion + text[end:]
-    before, after = text[:start], text[end:]
-    if after.startswith(" "):
-        after = after[1:]
-    elif before.endswith(" "):
-        before = before[:-1]
-    return before + after
 
 
 def _relevant_phrases(phrases: list[str], sentence: str) -> list[str]:
@@ -70,8 +45,6 @@ def correct(ctx: ReportContext, *, llm=None, extractor=None,
     """Run the three stages on the report of ``ctx``."""
     phrases = internal_phrases(ctx, extractor)
     if llm is not None:
-        from workers.correction.llm import correct_with_llm
-
         return correct_with_llm(ctx, llm, phrases)
     issues = run_checks(ctx) if issues is None else issues
     scores = [s for s in builtin.score_sentences(ctx, issues)

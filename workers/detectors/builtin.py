@@ -122,7 +122,7 @@ RARRG = register(DetectorSpec(
 CONTRADICTION = register(DetectorSpec(
     name="contradiction", label="Contradicting sentences", stage="audit", roles=(),
     scope=SINGLE_PURPOSE, evidence=ContradictionEvidence, run=run_contradiction,
-    template="review/evidence/contradiction.html",
+    template="review/evidence/contradiction.html", weight=4.0,
     description="Pairs of sentences that cannot both be true (heart size, a normal summary "
                 "against an acute finding, presence, side, size): both flagged, each naming "
                 "the other; the normal or summary side is the one doubted."))

@@ -14,6 +14,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from workers.errors import WorkerError
+
 #: The detector's silence on a sentence is a vote that the sentence is right.
 GENERAL = "general"
 #: It looks for one kind of error only: its silence is no vote on other errors.
@@ -33,7 +35,7 @@ Models = Mapping[str, Any]
 """role → model, resolved by the stage layer; None means the role's built-in default."""
 
 
-class DetectorError(Exception):
+class DetectorError(WorkerError):
     """A spec is malformed or names a detector twice; ``message`` says which and why."""
 
     def __init__(self, message: str):
@@ -52,7 +54,8 @@ class DetectorSpec:
     ``run(inputs, models, progress)``: the entry point; it returns the detector's Detections,
     or, for a detector whose stage also stores other products (a draft, supports), a result
     whose ``detections`` are them. ``needs_no_prior``: it only looks when the study has no
-    prior exam (with one, it examined nothing and does not vote). ``guarantee``: for a
+    prior exam (with one, it examined nothing and does not vote). ``weight``: its default weight
+    in the system combination (a site's admin rows override it). ``guarantee``: for a
     detector whose threshold was calibrated on the site's data (conformal risk control), the
     function that reads from a detection the guarantee it was flagged under (None when it was
     flagged without one); the system combination never hides such a flag.
@@ -68,6 +71,7 @@ class DetectorSpec:
     template: str = ""
     description: str = ""
     needs_no_prior: bool = False
+    weight: float = 1.0
     guarantee: Callable[[Any], Guarantee | None] | None = None
 
     def __post_init__(self) -> None:

@@ -27,6 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
+from workers.errors import WorkerError
+
 MEMORY_SUBDIR = "image_memory"
 FORMAT_VERSION = 1
 _CURRENT = "CURRENT"
@@ -44,7 +46,7 @@ def memory_dir(index_dir: str | os.PathLike) -> Path:
     return Path(index_dir) / MEMORY_SUBDIR
 
 
-class ImageMemoryError(Exception):
+class ImageMemoryError(WorkerError):
     """Base of the image memory's errors; ``message`` is meant for the page or the console."""
 
     def __init__(self, message: str):
@@ -139,7 +141,7 @@ class ImageMemory:
     """An image memory in memory; ``open`` reads the current generation, ``save`` writes one."""
 
     def __init__(self, directory: str | os.PathLike, *, hnsw=None, exact_below: int = 20_000):
-        from workers.retrieval.index import HnswParams  # FAISS loads with the first index
+        from workers.retrieval.index import HnswParams  # noqa: PLC0415 - defer faiss (loads with the first index)
 
         self.directory = Path(directory)
         self.hnsw = hnsw or HnswParams()
@@ -178,7 +180,7 @@ class ImageMemory:
             phrases=list(raw.get("phrases", [])),
         )
         if memory._manifest.images:
-            from workers.retrieval.index import VectorIndex
+            from workers.retrieval.index import VectorIndex  # noqa: PLC0415 - defer faiss
 
             memory._index = VectorIndex.load(folder / _INDEX, hnsw=memory.hnsw,
                                              exact_below=memory.exact_below)
@@ -334,7 +336,7 @@ class ImageMemory:
         if not images:
             return
         if self._index is None:
-            from workers.retrieval.index import VectorIndex
+            from workers.retrieval.index import VectorIndex  # noqa: PLC0415 - defer faiss
 
             self._index = VectorIndex(self._manifest.encoder.dim, hnsw=self.hnsw,
                                       exact_below=self.exact_below)

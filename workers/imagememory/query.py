@@ -19,7 +19,7 @@ class QueryImage:
 
 def load_pixels(image: QueryImage | str | Path) -> np.ndarray:
     """The display pixels (float32 [0, 1], bright = dense, windowed, MONOCHROME1 inverted)."""
-    from workers import imaging
+    from workers import imaging  # noqa: PLC0415 - defer pydicom/scipy
 
     if not isinstance(image, QueryImage):
         return imaging.read_image(str(image)).pixels

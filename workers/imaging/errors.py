@@ -8,8 +8,10 @@ never drags along a library exception that quotes a tag value.
 """
 from __future__ import annotations
 
+from workers.errors import WorkerError
 
-class ImagingError(Exception):
+
+class ImagingError(WorkerError):
     """Base class: the file cannot be used as an image."""
 
     code = "imaging_error"

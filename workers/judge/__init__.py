@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from workers.judge import comparative
 from workers.judge.checks import Issue, run_checks
+from workers.judge.llm import judge_with_llm
 from workers.nlp.report import ReportContext
 from workers.types import Detection
 
@@ -30,7 +31,6 @@ def issue_detection(ctx: ReportContext, issue: Issue) -> Detection:
 def judge(ctx: ReportContext, llm=None, issues: list[Issue] | None = None) -> list[Detection]:
     """The judge's detections: one per issue the checks (or the model) find."""
     if llm is not None:
-        from workers.judge.llm import judge_with_llm
 
         return judge_with_llm(ctx, llm)
     issues = run_checks(ctx) if issues is None else issues

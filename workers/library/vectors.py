@@ -15,14 +15,14 @@ from typing import Callable, Iterable
 import numpy as np
 
 from workers.backends.roles import TextEmbedder
+from workers.nlp import parse_report
+from workers.nlp.findings import IMAGE_SECTIONS
 
 EMBED_CHUNK = 1024
 
 
 def report_sentences(text: str) -> list[str]:
     """The sentences that describe the images (the whole text when no sentence does)."""
-    from workers.nlp import parse_report
-    from workers.nlp.findings import IMAGE_SECTIONS
 
     parsed = parse_report(text)
     sentences = [s.text for s in parsed.sentences if s.section in IMAGE_SECTIONS]

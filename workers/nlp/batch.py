@@ -12,12 +12,14 @@ skipped; a line that is not a JSON object stops the run with an error naming the
 """
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import time
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
+from workers.jsonl import JsonlError, read_jsonl, write_jsonl
 from workers.nlp.findings import extract_findings
 from workers.nlp.labels import chexpert_labels
 from workers.nlp.sections import parse_report
@@ -25,7 +27,7 @@ from workers.nlp.sections import parse_report
 PROGRESS_EVERY = 500
 
 
-class BatchInputError(ValueError):
+class BatchInputError(JsonlError):
     """A line of the input that cannot be labelled; the message names the line."""
 
 
@@ -59,30 +61,21 @@ def label_record(record: dict[str, Any], *, devices_are_findings: bool = False) 
 
 
 def read_records(lines: Iterable[str], source: str = "<input>") -> Iterator[dict[str, Any]]:
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise BatchInputError(f"{source}:{number}: bad JSON ({exc.msg} at column "
-                                  f"{exc.colno})") from None
-        if not isinstance(record, dict):
-            raise BatchInputError(f"{source}:{number}: expected a JSON object, got "
-                                  f"{type(record).__name__}")
-        yield record
+    try:
+        yield from read_jsonl(source, lines=lines)
+    except JsonlError as exc:
+        raise BatchInputError(str(exc)) from None
 
 
-def label_stream(lines: Iterable[str], out: IO[str], *, source: str = "<input>",
-                 progress: IO[str] | None = sys.stderr, devices_are_findings: bool = False
-                 ) -> int:
-    """Label every record of ``lines`` into ``out``; returns the number of reports labelled.
-    Progress goes to ``progress`` every ``PROGRESS_EVERY`` reports (None: silent)."""
+def label_records(lines: Iterable[str], *, source: str = "<input>",
+                  progress: IO[str] | None = sys.stderr, devices_are_findings: bool = False
+                  ) -> Iterator[dict[str, Any]]:
+    """The output record of every input record of ``lines``, in order. Progress goes to
+    ``progress`` every ``PROGRESS_EVERY`` reports (None: silent)."""
     count = 0
     started = time.perf_counter()
     for record in read_records(lines, source):
-        out.write(json.dumps(label_record(record, devices_are_findings=devices_are_findings))
-                  + "\n")
+        yield label_record(record, devices_are_findings=devices_are_findings)
         count += 1
         if progress is not None and count % PROGRESS_EVERY == 0:
             rate = count / max(time.perf_counter() - started, 1e-9)
@@ -90,6 +83,17 @@ def label_stream(lines: Iterable[str], out: IO[str], *, source: str = "<input>",
             progress.flush()
     if progress is not None and count >= PROGRESS_EVERY:
         progress.write(f"labelled {count} reports in {time.perf_counter() - started:.1f} s\n")
+
+
+def label_stream(lines: Iterable[str], out: IO[str], *, source: str = "<input>",
+                 progress: IO[str] | None = sys.stderr, devices_are_findings: bool = False
+                 ) -> int:
+    """Label every record of ``lines`` into ``out``; returns the number of reports labelled."""
+    count = 0
+    for labelled in label_records(lines, source=source, progress=progress,
+                                  devices_are_findings=devices_are_findings):
+        out.write(json.dumps(labelled) + "\n")
+        count += 1
     return count
 
 
@@ -97,27 +101,12 @@ def label_file(input_path: str, output_path: str, *, progress: IO[str] | None = 
                devices_are_findings: bool = False) -> int:
     """Label the JSONL file ``input_path`` into ``output_path`` (written only if the whole input
     is valid, so a bad line never leaves a half-written output)."""
-    import os  # noqa: PLC0415
-    import tempfile  # noqa: PLC0415
-
-    directory = os.path.dirname(os.path.abspath(output_path))
-    with open(input_path, encoding="utf-8") as src, \
-            tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=directory, delete=False,
-                                        suffix=".part") as tmp:
-        try:
-            count = label_stream(src, tmp, source=input_path, progress=progress,
-                                 devices_are_findings=devices_are_findings)
-        except BaseException:
-            tmp.close()
-            os.unlink(tmp.name)
-            raise
-    os.replace(tmp.name, output_path)
-    return count
+    with open(input_path, encoding="utf-8") as src:
+        return write_jsonl(output_path, label_records(
+            src, source=input_path, progress=progress, devices_are_findings=devices_are_findings))
 
 
 def main(argv: list[str] | None = None) -> int:
-    import argparse  # noqa: PLC0415
-
     parser = argparse.ArgumentParser(description="Label chest X-ray reports with CheXpert-14.")
     parser.add_argument("--input", required=True)
     parser.add_argument("--output", required=True)

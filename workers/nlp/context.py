@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 NEGATED = "NEGATED_EXISTENCE"
 POSSIBLE = "POSSIBLE_EXISTENCE"
@@ -27,117 +28,49 @@ PSEUDO = "PSEUDO"
 TERMINATE = "TERMINATE"
 AFFIRM = "AFFIRMED_EXISTENCE"
 
+HISTORICAL = "HISTORICAL"
+
+RULES_FILE = Path(__file__).with_name("rules") / "context_rules.tsv"
+_CATEGORIES = {"negated": NEGATED, "possible": POSSIBLE, "probable": PROBABLE,
+               "hypothetical": HYPOTHETICAL, "historical": HISTORICAL, "pseudo": PSEUDO,
+               "terminate": TERMINATE, "affirm": AFFIRM}
+_DIRECTIONS = ("FORWARD", "BACKWARD", "BIDIRECTIONAL", "PSEUDO", "TERMINATE")
+_COLUMNS = ["literal", "category", "direction", "max_scope", "source"]
+
+
+def load_rules(path: Path = RULES_FILE) -> tuple[tuple[str, str, str, int | None], ...]:
+    """(literal, category, direction, max_scope) of every rule of the TSV file at ``path``:
+    the rules are data, so a new cue is one line with its source, not a code change."""
+    rules = []
+    header = None
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        fields = line.split("\t")
+        if header is None:
+            if fields != _COLUMNS:
+                raise ValueError(f"{path}:{number}: header must be {' '.join(_COLUMNS)}")
+            header = fields
+            continue
+        if len(fields) != len(_COLUMNS) or not fields[0] or not fields[4].strip():
+            raise ValueError(f"{path}:{number}: want {len(_COLUMNS)} tab-separated fields, "
+                             "a literal and a source")
+        literal, category, direction, scope, _ = fields
+        if category not in _CATEGORIES or direction.upper() not in _DIRECTIONS:
+            raise ValueError(f"{path}:{number}: unknown category or direction {fields[1:3]}")
+        rules.append((literal, _CATEGORIES[category], direction.upper(),
+                       int(scope) if scope else None))
+    return tuple(rules)
+
+
 # (literal, category, direction, max_scope). A literal is matched on lower-cased tokens;
 # longer cues win over the cues they contain ("cannot be excluded" over "not").
-RADIOLOGY_RULES: tuple[tuple[str, str, str, int | None], ...] = (
-    # negation, forward
-    *((w, NEGATED, "FORWARD", None) for w in (
-        "no", "without", "with no", "negative for", "free of", "clear of", "absence of",
-        "absent", "no evidence of", "no radiographic evidence of", "no evidence for",
-        "no signs of", "no sign of", "no findings of", "no findings to suggest",
-        "no definite", "no convincing", "no convincing evidence of", "no visible",
-        "no visualized", "no identifiable", "no significant", "no appreciable", "no obvious",
-        "no large", "no acute", "no new", "no focal", "there is no", "there are no",
-        "nor", "neither", "rather than", "resolution of", "interval resolution of",
-        "removal of", "interval removal of", "fails to demonstrate", "no longer",
-        "not demonstrate", "does not demonstrate", "no residual", "negative",
-        "does not appear to be", "do not appear to be", "does not appear to represent")),
-    ("not", NEGATED, "FORWARD", 4),
-    # "healed fracture should not be mistaken for lung nodules"; "no pneumothorax, although the
-    # sensitivity to detect a pneumothorax is diminished": the finding is not stated
-    *((w, NEGATED, "FORWARD", 4) for w in (
-        "not be mistaken for", "not to be mistaken for", "sensitivity to detect",
-        "sensitivity for detecting", "sensitivity for detection of")),
-    # "cleared left lower lobe airspace disease with persistent ...": only the next few words
-    *((w, NEGATED, "FORWARD", 5) for w in ("cleared", "interval clearing of", "clearing of")),
-    # negation, backward: the finding comes first
-    *((w, NEGATED, "BACKWARD", None) for w in (
-        "is not seen", "are not seen", "not seen", "is not identified", "are not identified",
-        "not identified", "not visualized", "is not visualized", "are not visualized",
-        "not demonstrated", "is not demonstrated", "not appreciated", "not evident",
-        "is not evident", "not present", "is not present", "are not present", "not detected",
-        "is absent", "are absent", "has resolved", "have resolved", "resolved",
-        "has cleared", "have cleared", "is no longer seen", "are no longer seen",
-        "no longer seen", "no longer visualized", "no longer present", "no longer evident",
-        "has been removed", "have been removed", "removed", "is negative", "are negative",
-        "ruled out", "has been excluded", "excluded", "not noted", "is not noted",
-        "not apparent", "is not apparent", "not definitely seen", "not clearly seen",
-        "not well seen", "not well-seen", "is not well-seen", ": none", "none")),
-    *((w, NEGATED, "BACKWARD", 3) for w in (
-        "within normal limits", "within limits of normal", "within the limits of normal",
-        "within normal range", "within the normal range", "are normal", "is normal")),
-    # uncertainty
-    *((w, POSSIBLE, "FORWARD", None) for w in (
-        "may", "might", "could", "possible", "possibly", "perhaps", "questionable",
-        "question", "question of", "questioned", "query", "suspect", "suspected", "suspicious for",
-        "suspicious of", "concern for", "concerning for", "worrisome for", "cannot exclude",
-        "can not exclude", "cannot rule out", "can not rule out", "not exclude",
-        "rule out", "r/o", "differential", "differential diagnosis", "differential includes",
-        "differential considerations include", "indeterminate", "suggestion of",
-        "equivocal", "uncertain", "suggestive of", "suggest", "suggests", "suggesting",
-        "raises the possibility of", "raising the possibility of",
-        "borderline for", "may represent", "could represent", "may reflect", "could reflect",
-        "may be", "could be", "might be", "questionably", "ddx",
-        "either", "or possibly", "possibility of", "in the appropriate clinical setting",
-        "in the proper clinical setting", "in the right clinical setting",
-        "in the correct clinical setting", "nonspecific", "non-specific")),
-    *((w, POSSIBLE, "BACKWARD", None) for w in (
-        "cannot be excluded", "can not be excluded", "not be excluded", "cannot be ruled out",
-        "can not be ruled out", "not ruled out", "not excluded", "is not excluded",
-        "are not excluded", "cannot be entirely excluded", "can not be entirely excluded",
-        "cannot be completely excluded", "can not be completely excluded",
-        "not entirely excluded", "is questioned", "is suspected", "are suspected",
-        "is possible", "may not be", "might not be",
-        "in the differential", "is in the differential", "are in the differential")),
-    *((w, PROBABLE, "FORWARD", None) for w in (
-        "likely", "most likely", "most suggestive of", "probable", "probably", "presumably",
-        "presumed",
-        "consistent with", "compatible with", "most consistent with", "in keeping with",
-        "representing", "likely representing", "likely reflecting", "reflecting",
-        "likely due to", "thought to represent", "favored to represent", "favor", "favored",
-        "suggestive", "which likely represents", "likely represents", "represents")),
-    *((w, PROBABLE, "BACKWARD", None) for w in (
-        "is likely", "are likely", "is favored", "is probable")),
-    # a differential names every alternative uncertain: "atelectasis versus pneumonia"
-    *((w, POSSIBLE, "BIDIRECTIONAL", 6) for w in ("versus", "vs", "vs.", "?")),
-    # clinical questions, not findings
-    *((w, HYPOTHETICAL, "FORWARD", None) for w in (
-        "evaluate for", "eval for", "evaluation for", "assess for", "to assess for",
-        "assessment for", "to exclude", "exclude", "to rule out", "if", "should", "screening for",
-        "correlate for", "correlate clinically for", "clinical correlation for", "correlation for",
-        "correlate clinically as to", "correlate for signs of", "recommend", "recommended",
-        "consider", "to document resolution", "to ensure resolution", "to assess", "to evaluate",
-        "further evaluation", "if clinically indicated", "to identify", "would be helpful",
-        "history of", "correlate clinically with", "clinical correlation with",
-        "previously described", "previously reported", "previously seen", "described previously")),
-    # look-alikes of cues that are no cue ("no change" is not a negation of the finding)
-    *((w, PSEUDO, "PSEUDO", None) for w in (
-        "no change", "no interval change", "no significant change",
-        "no significant interval change",
-        "not changed", "no change in", "without change", "without interval change",
-        "not only", "not significantly changed", "without significant change",
-        "without significant interval change", "without appreciable change",
-        "without substantial change", "without interval change in", "no increase", "no decrease",
-        "not increased", "no significant interval", "no other", "not well",
-        "to suggest", "can be seen", "could be seen", "gram negative",
-        "not include")),
-    # scope ends for every cue
-    *((w, TERMINATE, "TERMINATE", None) for w in (
-        "but", "however", "although", "though", "except", "except for", "aside from",
-        "apart from", "other than", "otherwise", "which", "whereas", "while", ";")),
-    # an affirmation of another finding ends a forward cue ("no effusion is seen, and there is
-    # a pneumothorax"), but not a backward one
-    *((w, AFFIRM, "PSEUDO", None) for w in (
-        "there is", "there are", "is present", "are present", "is seen", "are seen",
-        "is noted", "are noted", "is again seen", "is again noted", "remains", "remain",
-        "persists", "persistent", "unchanged", "stable", "with", "again", "noted", "seen",
-        "identified", "demonstrated", "present", "there has been",
-        "has developed", "have developed")),
-)
+RADIOLOGY_RULES = load_rules()
 
 # Among cues that are not negations, a possibility outranks a clinical question, which
-# outranks a probability ("may be compatible with pneumonia" is uncertain).
-_PRIORITY = (POSSIBLE, HYPOTHETICAL, PROBABLE)
+# outranks a probability ("may be compatible with pneumonia" is uncertain); a history comes
+# after a clinical question (findings read both as uncertain).
+_PRIORITY = (POSSIBLE, HYPOTHETICAL, HISTORICAL, PROBABLE)
 
 
 @dataclass(frozen=True)
@@ -172,7 +105,7 @@ def pipeline():
     # loggers that already exist, and PyRuSH warns about every sentence it splits oddly.
     logging.getLogger("PyRuSH").addFilter(_drop_record)
     import spacy  # noqa: PLC0415 - spaCy and medspacy load only when the engine first runs
-    from medspacy.context import ConText, ConTextRule  # noqa: PLC0415
+    from medspacy.context import ConText, ConTextRule  # noqa: PLC0415 - defer medspacy
 
     nlp = spacy.blank("en")
     context = ConText(nlp, rules=None, input_span_type="group", span_group_name="targets",
@@ -185,7 +118,7 @@ def pipeline():
             terminated_by = {POSSIBLE, PROBABLE, AFFIRM}
         elif category == NEGATED:
             terminated_by = {POSSIBLE, PROBABLE}
-        elif category in (POSSIBLE, PROBABLE, HYPOTHETICAL):
+        elif category in (POSSIBLE, PROBABLE, HYPOTHETICAL, HISTORICAL):
             terminated_by = {NEGATED}
         rules.append(ConTextRule(literal, category, direction=direction, max_scope=max_scope,
                                  terminated_by=terminated_by))

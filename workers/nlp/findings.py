@@ -47,6 +47,7 @@ _STATUS_OF_CATEGORY = {
     ctx.NEGATED: ABSENT,
     ctx.POSSIBLE: UNCERTAIN,
     ctx.HYPOTHETICAL: UNCERTAIN,
+    ctx.HISTORICAL: UNCERTAIN,  # as before it was answered apart from a clinical question
     ctx.PROBABLE: PROBABLE_STATUS,
     None: PRESENT,
 }

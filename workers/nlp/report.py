@@ -12,7 +12,6 @@ comparative, three-stage correction). It answers, lazily and once each:
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -21,7 +20,8 @@ from workers.library.text import Neighbour, TextLibrary
 from workers.nlp import ParsedReport, findings_by_sentence, out_of_domain_terms, parse_report
 from workers.nlp.findings import ABSENT, IMAGE_SECTIONS, Finding
 from workers.nlp.lexicon import is_radiology_word
-from workers.nlp.vocabulary import CONCEPT_RE
+from workers.nlp.polarity import is_negated
+from workers.nlp.vocabulary import CONCEPT_RE, ancestors, similar
 
 DEFAULT_NEIGHBOURS = 5
 
@@ -29,12 +29,8 @@ OUT_OF_DOMAIN = "out_of_domain"
 BORDERLINE = "borderline"
 UNKNOWN_TO_LIBRARY = "unknown_to_library"
 
-_NEGATION_BEFORE_RE = re.compile(r"\b(?:no|not|without|negative for|free of|nor|neither)\b")
-_NEGATION_AFTER_RE = re.compile(r"^[^.;]*?\b(?:is|are|was|were)\s+not\b|^[^.;]*?\bnot\s+"
-                                r"(?:seen|identified|present|visualized|demonstrated)\b")
 # A word at most this many library reports use is rare.
 RARE_REPORTS = 2
-_CLAUSE_BREAK_RE = re.compile(r"[;:]|\b(?:but|however|although|whereas)\b")
 # Words that name nothing: a run of other words is a phrase the library may not know.
 STOPWORDS = frozenset("""
 a an the of in on at to for with without within and or but nor no not none is are was were be
@@ -78,19 +74,6 @@ class Polarity:
     loose_own: int = 0
     loose_variant: Tokens | None = None
     loose_variants: int = 0
-
-
-def is_negated(sentence: str, start: int, end: int) -> bool:
-    """Whether the words at ``start:end`` of ``sentence`` are in a negation's scope (a cue
-    before them in the same clause, or "is not seen" after them)."""
-    lower = sentence.lower()
-    before = lower[:start]
-    breaks = list(_CLAUSE_BREAK_RE.finditer(before))
-    if breaks:
-        before = before[breaks[-1].end():]
-    if _NEGATION_BEFORE_RE.search(before):
-        return True
-    return bool(_NEGATION_AFTER_RE.search(lower[end:]))
 
 
 def _content_runs(sentence: str, taken: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -246,7 +229,6 @@ class ReportContext:
         """Other image sentences that state ``finding`` (or a narrower or similar observation)
         with the same status: the report supports itself there. A normal statement ("lungs
         are clear") supports a denial, never an affirmation."""
-        from workers.nlp.vocabulary import ancestors, similar
 
         out = []
         for other, items in self.findings.items():

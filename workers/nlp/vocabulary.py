@@ -14,7 +14,23 @@ cardiopulmonary abnormality") that state whole groups of observations absent.
 from __future__ import annotations
 
 import re
+import re._parser as sre_parse  # the stdlib's own regex parser (first characters of a pattern)
 from dataclasses import dataclass
+from re._constants import (
+    ANY,
+    ASSERT,
+    ASSERT_NOT,
+    AT,
+    BRANCH,
+    CATEGORY,
+    IN,
+    LITERAL,
+    MAX_REPEAT,
+    MIN_REPEAT,
+    NEGATE,
+    RANGE,
+    SUBPATTERN,
+)
 
 DEVICES = "Devices"
 CARDIOMEDIASTINAL = "Cardiomediastinal"
@@ -431,12 +447,6 @@ _ANY_FIRST = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
 
 def _first_chars(pattern: str) -> frozenset[str]:
     """The characters a match of ``pattern`` can start with (lower-case text assumed)."""
-    import re._parser as sre_parse  # noqa: PLC0415 - the stdlib's own regex parser
-    from re._constants import (  # noqa: PLC0415
-        ANY, ASSERT, ASSERT_NOT, AT, BRANCH, CATEGORY, IN, LITERAL, MAX_REPEAT, MIN_REPEAT,
-        NEGATE, RANGE, SUBPATTERN,
-    )
-
     def seq(items) -> tuple[set[str], bool]:
         out: set[str] = set()
         for op, av in items:

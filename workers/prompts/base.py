@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from string import Template
 from typing import Any
 
+from jsonschema import Draft202012Validator
+
 _VERSION = re.compile(r"(?P<task>[a-z][a-z0-9_]*)/v(?P<number>\d+)")
 
 
@@ -47,7 +49,6 @@ class Prompt:
                 raise ValueError(f"{self.version}: the {name} template has a stray '$' "
                                  "(write $$ for a dollar sign)")
         if self.schema is not None:
-            from jsonschema import Draft202012Validator
 
             Draft202012Validator.check_schema(self.schema)
 

@@ -40,6 +40,9 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from workers import nlp
+from workers.errors import WorkerError
+from workers.nlp import category_of
 from workers.pipeline import Progress, no_progress
 
 from . import risk
@@ -52,7 +55,7 @@ _CATEGORY_NAMES = {name.lower(): name for name in CATEGORIES}
 LAMBDA2_TABLE = (1, 2, 3, 4, 5)
 
 
-class CalibrationInputError(ValueError):
+class CalibrationInputError(WorkerError, ValueError):
     """A calibration file or setting we cannot use; ``message`` names the line when there is one."""
 
     def __init__(self, message: str, line: int | None = None):
@@ -227,7 +230,6 @@ def read_file(path: str | Path) -> list[CalibrationReport | RawReport]:
 def score_raw(record: RawReport, *, model=None) -> CalibrationReport:
     """Support against the samples and factuality against the ground truth, by the entailment
     role (the built-in engine when ``model`` is None), for the candidate's scored sentences."""
-    from workers import nlp
 
     parsed = nlp.parse_report(record.candidate)
     categories = nlp.sentence_categories(parsed)
@@ -254,7 +256,6 @@ def prepare(records: Sequence[CalibrationReport | RawReport], *, model=None,
     for done, record in enumerate(records):
         report = score_raw(record, model=model) if isinstance(record, RawReport) else record
         if categorise and any(s.category is None for s in report.sentences):
-            from workers.nlp import category_of
 
             report = CalibrationReport(report.id, report.n_samples, tuple(
                 s if s.category else CalibrationSentence(s.text, s.support, s.factual,

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from workers.nlp import harm_of
 from workers.types import Detection, Harm
 
 from .support import SentenceSupport
@@ -138,7 +139,6 @@ def confidence_of(support: int, n: int) -> float:
 
 
 def harm_of_sentence(findings: Sequence[dict]) -> Harm:
-    from workers.nlp import harm_of
 
     harms = [harm_of(f["observation"], f.get("status") or "present")
              for f in findings if f.get("observation")]

@@ -18,8 +18,9 @@ from typing import Any
 from workers.backends.errors import BackendRequestError, StructuredOutputError
 from workers.backends.structured import parse_json_reply
 from workers.pipeline import Progress, no_progress
+from workers.prompts import get_prompt
 
-from .support import COMPLETE, NONE, PARTIAL, SampleVerdict
+from .verdicts import COMPLETE, NONE, PARTIAL, SampleVerdict
 
 log = logging.getLogger(__name__)
 
@@ -29,7 +30,6 @@ LISTS = (COMPLETE, PARTIAL, NONE)
 
 def schema_for(n: int) -> dict[str, Any]:
     """The prompt's schema with sample numbers bounded to 1..n."""
-    from workers.prompts import get_prompt
 
     schema = copy.deepcopy(get_prompt(TASK).schema)
     for name in LISTS:
@@ -90,7 +90,6 @@ def _retry_turns(reply: str, problem: str, n: int) -> list[dict[str, str]]:
 def judge_with_model(model, sentences: Sequence[str], samples: Sequence[str], *,
                      progress: Progress = no_progress) -> list[list[SampleVerdict]]:
     """Each sentence's verdicts from every sample, by the llm role (see the module docstring)."""
-    from workers.prompts import get_prompt
 
     if not sentences:
         return []

@@ -11,7 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from workers.backends import ImageInput
+from workers.backends.errors import StructuredOutputError
 from workers.pipeline import Progress, StageError, no_progress
+from workers.prompts import get_prompt
 
 from .flags import FlagOutcome, SentenceInfo, Thresholds, flag_report
 from .support import SentenceSupport, SentenceToScore, score_support
@@ -69,7 +72,7 @@ def find_generator(generator, index_dir: str, image_encoder=None):
     if generator is not None:
         return generator
     try:
-        from workers.rarrg.generator import load_builtin_generator
+        from workers.rarrg.generator import load_builtin_generator  # noqa: PLC0415 - optional workers.rarrg.generator
     except ModuleNotFoundError as exc:
         if exc.name not in (BUILTIN_GENERATOR_MODULE, "workers.rarrg"):
             raise
@@ -78,8 +81,7 @@ def find_generator(generator, index_dir: str, image_encoder=None):
 
 
 def read_images(images: tuple[ImageForSampling, ...]) -> list:
-    from workers.backends import ImageInput
-    from workers.imaging import read_dicom, read_raster
+    from workers.imaging import read_dicom, read_raster  # noqa: PLC0415 - defer pydicom/scipy
 
     inputs = []
     for image in images:
@@ -91,7 +93,6 @@ def read_images(images: tuple[ImageForSampling, ...]) -> list:
 def sample(inputs: SampleInputs, progress: Progress = no_progress, *, generator=None,
            image_encoder=None) -> SampleResult:
     """The candidate (when needed) and the n samples, each with its temperature."""
-    from workers.prompts import get_prompt
 
     if not inputs.images:
         raise StageError("This study has no images to draft reports from.")
@@ -155,7 +156,6 @@ def radflag(inputs: RadFlagInputs, progress: Progress = no_progress, *,
             llm=None) -> RadFlagResult:
     """Support of every candidate sentence, its flag, the report flag and the detections,
     with the llm role as the entailment function (None: the built-in rules)."""
-    from workers.backends.errors import StructuredOutputError
 
     if not inputs.samples:
         progress(1.0, "no samples: nothing to score")
@@ -174,7 +174,6 @@ def radflag(inputs: RadFlagInputs, progress: Progress = no_progress, *,
         ) from exc
     provenance = {}
     if model is not None:
-        from workers.prompts import get_prompt
 
         provenance = {"prompt_version": get_prompt("radflag_support").version, "model": model.name}
     outcome = flag_report(inputs.sentences, supports, inputs.thresholds, **provenance)

@@ -14,25 +14,16 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from workers.nlp import entail
 from workers.nlp.sections import IMAGE_SECTIONS
 from workers.pipeline import Progress, no_progress
 
-COMPLETE, PARTIAL, NONE = "complete", "partial", "none"
-VERDICTS = (COMPLETE, PARTIAL, NONE)
-SUPPORTING = frozenset({COMPLETE, PARTIAL})
+# The verdicts are their own module so that llm_support (which makes them) and this module
+# (which counts them) need not import each other.
+from .llm_support import judge_with_model
+from .verdicts import COMPLETE, PARTIAL, SUPPORTING, SampleVerdict
+
 SCORED_SECTIONS = IMAGE_SECTIONS
-
-
-@dataclass(frozen=True)
-class SampleVerdict:
-    """One sample's verdict on one sentence; ``sample`` is the sample's 0-based index."""
-
-    sample: int
-    verdict: str
-    reason: str = ""
-
-    def to_dict(self) -> dict:
-        return {"sample": self.sample, "verdict": self.verdict, "reason": self.reason}
 
 
 @dataclass(frozen=True)
@@ -76,8 +67,6 @@ Judge = Callable[[str, Sequence[str]], list[SampleVerdict]]
 
 def judge_builtin(sentence: str, reports: Sequence[str]) -> list[SampleVerdict]:
     """The rule engine's verdict of every report on ``sentence`` (cached per pair)."""
-    from workers.nlp import entail
-
     verdicts = []
     for number, report in enumerate(reports):
         result = entail(sentence, report)
@@ -89,8 +78,6 @@ def judge_sentences(sentences: Sequence[str], reports: Sequence[str], *, model=N
                     progress: Progress = no_progress) -> list[list[SampleVerdict]]:
     """Every report's verdict on every sentence: the built-in engine, or the llm role's model."""
     if model is not None:
-        from .llm_support import judge_with_model
-
         return judge_with_model(model, sentences, reports, progress=progress)
     verdict_lists = []
     for done, sentence in enumerate(sentences):

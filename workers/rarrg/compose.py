@@ -16,7 +16,7 @@ _NEGATIVE_RE = re.compile(r"^no\s+")
 
 
 def _category(phrase: str) -> str:
-    from workers.nlp import category_of
+    from workers.nlp import category_of  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
 
     category = category_of(phrase)
     return category if category in ORDER else "Other"
@@ -40,8 +40,8 @@ def _join_negatives(phrases: list[str]) -> str:
 
 def _is_abnormal(phrase: str) -> tuple[bool, int]:
     """Whether a phrase states an abnormality, and how harmful it would be (rank)."""
-    from workers.nlp import extract_findings, harm_of
-    from workers.nlp.vocabulary import CONCEPT_BY_NAME
+    from workers.nlp import extract_findings, harm_of  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
+    from workers.nlp.vocabulary import CONCEPT_BY_NAME  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
 
     rank, abnormal = 0, False
     for f in extract_findings(phrase):
@@ -79,7 +79,7 @@ def impression_of(phrases) -> str:
     """The abnormal findings among phrases (or sentences), most harmful first; else the
     global normal statement."""
     if isinstance(phrases, str):
-        from workers.nlp import parse_report
+        from workers.nlp import parse_report  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
         phrases = [s.text for s in parse_report(phrases).sentences]
     abnormal = [(rank, i, t) for i, t in enumerate(phrases)
                 for is_abnormal, rank in [_is_abnormal(t)] if is_abnormal]
@@ -89,7 +89,7 @@ def impression_of(phrases) -> str:
 
 def compose_with_llm(llm, phrases) -> tuple[str, str, str]:
     """(report, prompt version, model name) from the llm role."""
-    from workers.prompts import get_prompt
+    from workers.prompts import get_prompt  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
 
     prompt = get_prompt("rarrg_compose")
     listing = "\n".join(f"- {getattr(p, 'text', p)} ({getattr(p, 'score', 1.0):.2f})"

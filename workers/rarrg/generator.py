@@ -36,7 +36,7 @@ EMPTY_MEMORY_MESSAGE = (
 
 
 def _stage_error(message: str):
-    from workers.pipeline import StageError
+    from workers.pipeline import StageError  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
 
     return StageError(message)
 
@@ -65,7 +65,7 @@ class RetrievalGenerator:
     def _encoder_for(self, memory):
         encoder = self._encoder
         if encoder is None:
-            from workers.backends.builtin import AppearanceDescriptorEncoder
+            from workers.backends.builtin import AppearanceDescriptorEncoder  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
             encoder = AppearanceDescriptorEncoder()
         try:
             memory.check_encoder(encoder)
@@ -101,8 +101,8 @@ class RetrievalGenerator:
 
     def generate(self, images, prompt: str = "", *, temperature: float, n: int,
                  max_tokens: int = 256) -> list[str]:
-        from .compose import compose_report, truncate_to_words
-        from .retrieval import ScoredPhrase, resolve_conflicts
+        from .compose import compose_report, truncate_to_words  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
+        from .retrieval import ScoredPhrase, resolve_conflicts  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
 
         if not images:
             raise ValueError("generate() needs at least one image")

@@ -92,7 +92,7 @@ def pool_views(per_view: list[dict[str, tuple[float, tuple[int, ...]]]],
 def resolve_conflicts(phrases: list[ScoredPhrase]) -> list[ScoredPhrase]:
     """Keep phrases in order, dropping any that contradicts one kept before it, or that only
     repeats what kept ones say ("cardiomegaly" after "moderate cardiomegaly")."""
-    from .phrases import covered, finding_key
+    from .phrases import covered, finding_key  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
 
     kept: list[ScoredPhrase] = []
     said: dict[str, str] = {}
@@ -113,13 +113,13 @@ def resolve_conflicts(phrases: list[ScoredPhrase]) -> list[ScoredPhrase]:
 
 def phrase_statuses(text: str) -> dict[str, str]:
     """observation → status that a phrase states (implied normals included)."""
-    from workers.vrag.entities import statements
+    from workers.vrag.entities import statements  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
 
     return statements(text)
 
 
 def _conflicts(observation: str, status: str, said: dict[str, str]) -> bool:
-    from workers.nlp.vocabulary import ancestors
+    from workers.nlp.vocabulary import ancestors  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
 
     positive = status in ("present", "uncertain")
     old = said.get(observation)

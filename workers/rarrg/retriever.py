@@ -64,7 +64,7 @@ class RetrieverConfig:
 
 
 def _torch():
-    import torch
+    import torch  # noqa: PLC0415 - defer torch
     return torch
 
 
@@ -131,7 +131,7 @@ def build_model(config: RetrieverConfig):
 
 def matching(select_logits, semantic, targets, config: RetrieverConfig):
     """Hungarian matching of queries to target vectors, per image: [(rows, cols)]."""
-    from scipy.optimize import linear_sum_assignment
+    from scipy.optimize import linear_sum_assignment  # noqa: PLC0415 - defer scipy
 
     torch = _torch()
     out = []
@@ -237,9 +237,9 @@ def train(model, examples: list[TrainingExample], bank_vectors: np.ndarray, *, e
 
 def save_checkpoint(model, path) -> None:
     """Config and weights, written through a temporary file."""
-    import os
-    import tempfile
-    from pathlib import Path
+    import os  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
+    import tempfile  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
+    from pathlib import Path  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
 
     torch = _torch()
     path = Path(path)

@@ -37,7 +37,7 @@ class FinetuneStudy:
 
 @lru_cache(maxsize=65536)
 def positive_labels(report: str) -> frozenset[str]:
-    from workers.nlp import chexpert_labels, extract_findings
+    from workers.nlp import chexpert_labels, extract_findings  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
 
     labels = chexpert_labels(extract_findings(report))
     return frozenset(name for name, value in labels.items() if value == 1)

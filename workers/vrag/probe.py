@@ -63,7 +63,7 @@ def builtin_answer(neighbour_rows: list[dict]) -> tuple[str, float]:
     The weights are RA-RRG's similarity weights, exp((s − s_best) / 0.05): a neighbour 0.05
     less similar than the best counts 1/e as much, so a near-copy of the query speaks louder
     than a crowd of images that merely share the chest's layout."""
-    from workers.rarrg.retrieval import similarity_weights
+    from workers.rarrg.retrieval import similarity_weights  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
 
     inverse = {"present": PRESENT, "absent": ABSENT, "uncertain": UNCERTAIN,
                "not mentioned": None}
@@ -92,8 +92,8 @@ def _reference_listing(neighbours, with_similarity: bool) -> str:
 def generator_probes(generator, probes: list[Probe], neighbours, reference_pixels,
                      query_images) -> None:
     """Answer each probe with the vision-language model (in place)."""
-    from workers.backends.roles import ImageInput
-    from workers.prompts import get_prompt
+    from workers.backends.roles import ImageInput  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
+    from workers.prompts import get_prompt  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
 
     prompt = get_prompt("vrag_probe_image")
     images = [ImageInput(pixels, f"Reference {i} ({n.image.view})")
@@ -113,8 +113,8 @@ def generator_probes(generator, probes: list[Probe], neighbours, reference_pixel
 
 def llm_probes(llm, probes: list[Probe], neighbours) -> None:
     """Answer every probe with the language model in one batch (in place)."""
-    from workers.backends.structured import complete_json_many
-    from workers.prompts import get_prompt
+    from workers.backends.structured import complete_json_many  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
+    from workers.prompts import get_prompt  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
 
     if not probes:
         return

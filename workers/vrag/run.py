@@ -104,9 +104,9 @@ def _draft_findings(report: str, observation: str) -> list:
     """The report's findings that state what it says about the observation: every explicit
     mention (one per sentence), else the normal statement that implies it, else a mention of
     a related observation."""
-    from workers.nlp import extract_findings
-    from workers.nlp.findings import IMAGE_SECTIONS
-    from workers.nlp.vocabulary import ancestors
+    from workers.nlp import extract_findings  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
+    from workers.nlp.findings import IMAGE_SECTIONS  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
+    from workers.nlp.vocabulary import ancestors  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
 
     findings = [f for f in extract_findings(report) if f.section in IMAGE_SECTIONS]
     direct = [f for f in findings if f.observation == observation]
@@ -139,11 +139,11 @@ def _explanation(probe: Probe, report_says: str, disagreeing: list[dict], k: int
 def run_vrag(inputs: VragInputs, progress: Progress = no_progress, *, image_encoder=None,
              extractor=None, generator=None, llm=None) -> VragResult:
     """V-RAG for one study with the models passed in (None: the role's built-in default)."""
-    from workers.nlp import harm_of, parse_report
+    from workers.nlp import harm_of, parse_report  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
 
     encoder = image_encoder
     if encoder is None:
-        from workers.backends.builtin import AppearanceDescriptorEncoder
+        from workers.backends.builtin import AppearanceDescriptorEncoder  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
         encoder = AppearanceDescriptorEncoder()
     if not inputs.images:
         raise StageError("V-RAG needs the study's images; this study has none.")
@@ -173,7 +173,7 @@ def run_vrag(inputs: VragInputs, progress: Progress = no_progress, *, image_enco
 
     parsed = parse_report(inputs.report)
     sentences = {s.index: s for s in parsed.sentences}
-    from workers.nlp import findings_by_sentence
+    from workers.nlp import findings_by_sentence  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
     grouped = findings_by_sentence(parsed)
     corrections: dict[str, Correction] = {}
     omissions: list[str] = []

@@ -7,7 +7,7 @@ DETECTOR_ORDER = ("correction", "judge", "comparative", "radflag", "vrag", "rarr
 
 
 def seed(apps, schema_editor):
-    from workers.combine import config
+    from workers.combine import config  # noqa: PLC0415 - defer scipy
 
     CombinationSettings = apps.get_model("detectors", "CombinationSettings")
     DetectorWeight = apps.get_model("detectors", "DetectorWeight")

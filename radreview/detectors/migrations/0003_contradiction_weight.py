@@ -9,16 +9,15 @@ threshold 0.3 either way, so a pair of contradicting sentences is always shown.
 from django.db import migrations
 
 NAME = "contradiction"
+WEIGHT = 4.0  # the spec's default weight when this migration was written
 
 
 def seed(apps, schema_editor):
-    from workers.combine.config import DEFAULT_WEIGHTS
-
     DetectorWeight = apps.get_model("detectors", "DetectorWeight")
     last = DetectorWeight.objects.order_by("-order").values_list("order", flat=True).first()
     order = 0 if last is None else last + 1
     DetectorWeight.objects.get_or_create(
-        detector=NAME, defaults={"order": order, "weight": DEFAULT_WEIGHTS[NAME]})
+        detector=NAME, defaults={"order": order, "weight": WEIGHT})
 
 
 def unseed(apps, schema_editor):

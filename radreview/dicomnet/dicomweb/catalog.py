@@ -13,6 +13,7 @@ import pydicom
 from django.db.models import Q
 from pydicom.dataset import Dataset
 
+from radreview.errors import ServiceError
 from radreview.studies.models import Image, Study
 
 # QIDO-RS attribute names (keywords or tags) mapped to the Study fields they match.
@@ -26,7 +27,7 @@ DATE_KEYS = ("StudyDate", "00080020")
 _DATE = re.compile(r"^(\d{8})?(-)?(\d{8})?$")
 
 
-class QueryError(ValueError):
+class QueryError(ServiceError, ValueError):
     """A query parameter we cannot match; the message names it."""
 
 

@@ -5,6 +5,8 @@ import re
 import secrets
 from collections.abc import Iterable
 
+from radreview.errors import ServiceError
+
 _BOUNDARY = re.compile(r'boundary="?([^";]+)"?', re.IGNORECASE)
 
 
@@ -24,7 +26,7 @@ def content_type(part_type: str, boundary: str, transfer_syntax: str | None = No
     return f'multipart/related; type="{part_type}"; boundary={boundary}{syntax}'
 
 
-class MultipartError(ValueError):
+class MultipartError(ServiceError, ValueError):
     pass
 
 

@@ -13,6 +13,10 @@ from pathlib import Path
 from django.utils import timezone
 
 from radreview.jobs.models import Job
+from radreview.library import image_memory
+from radreview.library.image_import import ImportRefused, run_import
+from radreview.library.upload import unpack_archive
+from workers.pipeline import StageError
 
 IMPORT_STAGE = "import_reference_images"
 REBUILD_STAGE = "rebuild_image_index"
@@ -23,9 +27,6 @@ def load(job: Job) -> dict:
 
 
 def compute(params: dict, models, progress) -> dict:
-    from radreview.library.image_import import ImportRefused, run_import
-    from radreview.library.upload import unpack_archive
-    from workers.pipeline import StageError
 
     cleanup = None
     try:
@@ -55,7 +56,6 @@ def rebuild_load(job: Job) -> dict:
 
 
 def rebuild_compute(params: dict, models, progress) -> dict:
-    from radreview.library import image_memory
 
     memory = image_memory.rebuild(progress)
     return {"images": len(memory), "studies": len(memory.studies),

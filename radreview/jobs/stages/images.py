@@ -5,8 +5,11 @@ from __future__ import annotations
 from django.conf import settings
 from django.urls import reverse
 
+from radreview.audit.services import record_event
+from radreview.jobs.models import Job
 from radreview.library.image_memory import options
 from workers.imagememory import QueryImage
+from workers.vrag.run import MemoryUnavailable
 
 
 def query_images(study) -> tuple[QueryImage, ...]:
@@ -43,8 +46,6 @@ def link_detections(detections) -> None:
 def skipped(job, reason: str) -> None:
     """An image stage that could not use the image memory: the study goes on, the job's
     result and the audit trail say why, and the study page shows it."""
-    from radreview.audit.services import record_event
-    from radreview.jobs.models import Job
 
     Job.objects.filter(pk=job.pk).update(result={"skipped": reason})
     record_event("image_stage_skipped", study=job.study,
@@ -54,7 +55,6 @@ def skipped(job, reason: str) -> None:
 def run_or_skip(run, inputs, models, progress):
     """``run(inputs, models, progress)``, or ``{"skipped": why}`` when the memory cannot
     serve."""
-    from workers.vrag.run import MemoryUnavailable
 
     try:
         return run(inputs, models, progress)

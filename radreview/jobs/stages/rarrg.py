@@ -8,9 +8,10 @@ from radreview.library.models import StudyRetrieval
 from radreview.review.services import store_detections
 from radreview.studies.models import Report
 from workers.detectors.builtin import RARRG
+from workers.pipeline import StageError
+from workers.rarrg import RarrgInputs
 
-from .images import (index_dir, memory_options, query_images, run_or_skip, skipped,
-                     with_thumbnail)
+from .images import index_dir, memory_options, query_images, run_or_skip, skipped, with_thumbnail
 
 SOURCE = "rarrg"
 
@@ -19,10 +20,8 @@ def load(job):
     report = job.study.audited_report
     checkpoint = settings.RARRG_RETRIEVER_CHECKPOINT
     if settings.RARRG_RETRIEVER == "trained" and not checkpoint.exists():
-        from workers.pipeline import StageError
         raise StageError(f"RADREVIEW_RARRG_RETRIEVER is 'trained' but {checkpoint} does not "
                          "exist: run python manage.py train_phrase_retriever first.")
-    from workers.rarrg import RarrgInputs
 
     return RarrgInputs(
         index_dir=index_dir(), images=query_images(job.study),

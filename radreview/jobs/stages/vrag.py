@@ -9,9 +9,17 @@ from radreview.review.services import store_detections
 from radreview.studies.models import Report
 from workers import pipeline
 from workers.detectors.builtin import VRAG
+from workers.vrag import VragInputs
 
-from .images import (index_dir, link_detections, memory_options, query_images, run_or_skip,
-                     skipped, with_thumbnail)
+from .images import (
+    index_dir,
+    link_detections,
+    memory_options,
+    query_images,
+    run_or_skip,
+    skipped,
+    with_thumbnail,
+)
 
 SOURCE = "vrag"
 
@@ -20,7 +28,6 @@ def load(job):
     report = job.study.audited_report
     if report is None:
         raise pipeline.StageError("V-RAG audits the study's report, and this study has none.")
-    from workers.vrag import VragInputs
 
     return VragInputs(index_dir=index_dir(), report=report.text, images=query_images(job.study),
                       media_root=str(settings.MEDIA_ROOT), top_k=settings.VRAG_TOP_K,

@@ -7,7 +7,7 @@ from django.db import migrations, models
 
 def fill_states(apps, schema_editor):
     """Replay the history of every study already reviewed (radreview/review/state.py)."""
-    from radreview.review.state import replay
+    from radreview.review.state import replay  # noqa: PLC0415 - app registry
 
     Decision = apps.get_model("review", "Decision")
     SentenceState = apps.get_model("review", "SentenceState")

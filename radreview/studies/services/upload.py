@@ -19,6 +19,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from radreview.audit.services import record_event
+from radreview.errors import ServiceError
 from radreview.jobs import services as jobs
 from radreview.security import json_limits
 from workers import imaging, pipeline
@@ -33,7 +34,7 @@ logger = logging.getLogger(__name__)
 KEY_PATTERN = re.compile(r"[\x21-\x7e]{1,128}")
 
 
-class UploadRejected(Exception):
+class UploadRejected(ServiceError):
     """An upload we refuse; ``message`` says why, in words a radiologist can act on."""
 
     def __init__(self, message: str):

@@ -1,7 +1,7 @@
 """Negation and uncertainty: every cue family of workers/nlp/context.py on real wording."""
 import pytest
 
-from workers.nlp.context import rule_conflicts
+from workers.nlp.context import HISTORICAL, RULES_FILE, load_rules, rule_conflicts
 from workers.nlp.findings import extract_findings
 
 
@@ -114,3 +114,16 @@ def test_a_finding_named_only_as_what_not_to_see_is_not_stated(text, observation
     statuses = {f.status for f in extract_findings(text)
                 if f.observation == observation and not f.implied}
     assert statuses == {"absent"}
+
+
+def test_rules_are_a_data_file_with_a_source_per_rule(tmp_path):
+    rules = load_rules(RULES_FILE)
+    assert ("no", "NEGATED_EXISTENCE", "FORWARD", None) in rules
+    assert ("history of", HISTORICAL, "FORWARD", None) in rules
+    bad = tmp_path / "rules.tsv"
+    bad.write_text("literal\tcategory\tdirection\tmax_scope\tsource\nno\tnegated\tforward\t\t\n")
+    with pytest.raises(ValueError, match=r"rules.tsv:2: .*source"):
+        load_rules(bad)
+    bad.write_text("literal\tcategory\n")
+    with pytest.raises(ValueError, match=r"rules.tsv:1: header"):
+        load_rules(bad)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from workers.backends import registry
 from workers.radflag import calibration as crc
 
 
@@ -61,7 +62,6 @@ class Command(BaseCommand):
             records = crc.read_file(path)
             model = None
             if any(isinstance(r, crc.RawReport) for r in records):
-                from workers.backends import registry
 
                 model = registry.llm()
             reports = crc.prepare(records, model=model, categorise=options["per_category"],
@@ -98,7 +98,7 @@ class Command(BaseCommand):
         return report
 
     def _save(self, path: Path, result: crc.CalibrationResult) -> None:
-        from ...services import create_calibration
+        from ...services import create_calibration  # noqa: PLC0415 - defer faiss/pydicom/pynetdicom/scipy
 
         calibration = create_calibration(result, file_name=path.name,
                                          sha256=hashlib.sha256(path.read_bytes()).hexdigest())

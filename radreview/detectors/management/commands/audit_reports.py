@@ -14,8 +14,12 @@ from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
+from tqdm import tqdm
 
+from workers.backends import registry
 from workers.detectors import DETECTORS
+from workers.library.records import RecordError
+from workers.nlp import extract_findings
 
 
 class Command(BaseCommand):
@@ -30,15 +34,11 @@ class Command(BaseCommand):
                             help="similar reference reports retrieved per report (default 5)")
 
     def handle(self, *args, **options):
-        from tqdm import tqdm
 
-        from radreview.detectors.services import combination_config
-        from radreview.library import text_library
-        from workers.backends import registry
-        from workers.combine import CombinationConfig
-        from workers.correction import batch
-        from workers.library.records import RecordError
-        from workers.nlp import extract_findings
+        from radreview.detectors.services import combination_config  # noqa: PLC0415 - defer faiss/pydicom/pynetdicom/scipy
+        from radreview.library import text_library  # noqa: PLC0415 - defer faiss
+        from workers.combine import CombinationConfig  # noqa: PLC0415 - defer scipy
+        from workers.correction import batch  # noqa: PLC0415 - defer faiss/scipy
 
         started = time.monotonic()
         try:

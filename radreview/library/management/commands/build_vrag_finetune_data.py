@@ -12,6 +12,11 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from radreview.library import image_memory
+from radreview.library.models import ReferenceStudy
+from workers.imagememory import ImageMemory
+from workers.vrag.finetune import TASKS, build_tasks, make_study
+
 
 class Command(BaseCommand):
     help = "Build V-RAG's fine-tuning task sets (JSONL with image paths) from the library."
@@ -25,10 +30,6 @@ class Command(BaseCommand):
                             help="similar studies searched for the retrieval task")
 
     def handle(self, *args, **options):
-        from radreview.library import image_memory
-        from radreview.library.models import ReferenceStudy
-        from workers.imagememory import ImageMemory
-        from workers.vrag.finetune import TASKS, build_tasks, make_study
 
         if options["k"] < 2:
             raise CommandError("--k must be at least 2")

@@ -9,6 +9,7 @@ work is in radreview/library/text_library.py; this command parses options and sh
 from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
+from tqdm import tqdm
 
 from radreview.library import image_import, text_library
 
@@ -53,7 +54,6 @@ class Command(BaseCommand):
     def _progress_bar(self):
         """A progress callback whose bar appears with the first progress (not before a
         download that may fail)."""
-        from tqdm import tqdm
 
         self._bar = None
 

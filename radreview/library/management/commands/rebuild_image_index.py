@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
+from radreview.library import image_memory
+from radreview.library.models import ReferenceImage
+
 
 class Command(BaseCommand):
     help = "Rebuild the image memory (FAISS index of the reference images) from the library."
 
     def handle(self, *args, **options):
-        from radreview.library import image_memory
-        from radreview.library.models import ReferenceImage
 
         self.verbosity = options["verbosity"]
         if not ReferenceImage.objects.exists():

@@ -12,6 +12,10 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from radreview.library import image_memory
+from workers.imagememory import ImageMemory, load_pixels, resolve
+from workers.rarrg.retriever import save_checkpoint, train_on_memory
+
 
 class Command(BaseCommand):
     help = "Train the DETR-style key-phrase retriever of RA-RRG on the image memory."
@@ -33,10 +37,7 @@ class Command(BaseCommand):
                             help="checkpoint path (default: settings.RARRG_RETRIEVER_CHECKPOINT)")
 
     def handle(self, *args, **options):
-        from radreview.library import image_memory
-        from workers.imagememory import ImageMemory, load_pixels, resolve
-        from workers.imaging import describe
-        from workers.rarrg.retriever import save_checkpoint, train_on_memory
+        from workers.imaging import describe  # noqa: PLC0415 - defer pydicom/scipy
 
         memory = ImageMemory.open(image_memory.directory(), **image_memory.options())
         if memory.is_empty or not memory.phrases:

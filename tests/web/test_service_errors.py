@@ -1,0 +1,24 @@
+"""One error-with-a-message type in the web layer (radreview/errors.py, issue 17)."""
+import pytest
+
+from radreview.calibration.services import CalibrationRejected
+from radreview.dicomnet.dicomweb.catalog import QueryError
+from radreview.dicomnet.dicomweb.multipart import MultipartError
+from radreview.dicomnet.pacs import PacsError
+from radreview.dicomnet.sender import SendFailed
+from radreview.errors import ServiceError
+from radreview.library.image_import import ImportRefused
+from radreview.library.text_library import LibraryImportError
+from radreview.review.services import ReviewError
+from radreview.security.json_limits import JSONRefused
+from radreview.studies.services.upload import UploadRejected
+from workers.errors import WorkerError
+
+
+@pytest.mark.parametrize("error", [CalibrationRejected, QueryError, MultipartError, PacsError,
+                                   SendFailed, ImportRefused, LibraryImportError, ReviewError,
+                                   JSONRefused, UploadRejected])
+def test_service_errors_are_one_type(error):
+    assert issubclass(error, ServiceError)
+    assert not issubclass(error, WorkerError)
+    assert str(error("the message for the user")) == "the message for the user"
