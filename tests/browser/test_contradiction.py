@@ -47,6 +47,13 @@ def test_the_five_sentence_report_shows_both_pairs_and_keeps_the_effusion(
         expect(source.locator(".contradiction-doubt")).to_contain_text(
             "Doubted: this sentence" if doubted else "Doubted: the other sentence")
 
+    # the doubted summary is the one offered a change: aligned with the effusion
+    page.locator("#sentence-3 .sentence").click()
+    suggestion = page.locator("#panel-3 .suggestion:not(.readings)")
+    expect(suggestion).to_be_visible()
+    inserted = " ".join(suggestion.locator("ins").all_inner_texts()).split()
+    assert inserted == ["Large", "right", "pleural", "effusion"]  # the period is kept
+
     # the effusion: no replacement, and no reading that removes or negates it (keep it, and
     # align the summary, is the one offered)
     panel = page.locator(f"#panel-{EFFUSION}")

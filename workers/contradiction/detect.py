@@ -3,9 +3,10 @@
 Each detection's explanation quotes the other sentence and says which side is doubted and
 why; its harm is the pair's (the more harmful side); its evidence is a
 ``workers.detectors.evidence.ContradictionEvidence`` (built here as its plain dict: the
-registry imports this package, not the other way round). No suggestion: the positive side
-is never rewritten to agree with a normal statement, and the doubted normal statement is the
-radiologist's to align with the finding (the panel names the finding it contradicts).
+registry imports this package, not the other way round). The positive side is never
+rewritten to agree with a normal statement; a doubted global normal IMPRESSION ("No acute
+cardiopulmonary process.") is offered aligned with the finding; any other doubted normal
+statement is the radiologist's to reword (the panel names the sentence it contradicts).
 """
 from __future__ import annotations
 
@@ -46,6 +47,22 @@ def explanation(ctx: ReportContext, c: Contradiction, index: int) -> str:
             f"the images show otherwise.")
 
 
+ALIGN_REASON = ("the impression summarises the findings: it is aligned with the finding they "
+                "describe, never the finding with the summary")
+
+
+def suggestion(ctx: ReportContext, c: Contradiction, index: int) -> str | None:
+    """For the doubted global normal statement of an IMPRESSION, the impression aligned with
+    the finding ("No acute cardiopulmonary process." -> "Large right pleural effusion.");
+    nothing elsewhere: a positive side is never rewritten, and a normal statement among the
+    findings is the radiologist's to reword."""
+    if c.kind != GLOBAL_NORMAL or c.doubted != index \
+            or ctx.sentence(index).section != "impression":
+        return None
+    words = c.other_of(index).words.strip().rstrip(".")
+    return words[:1].upper() + words[1:] + "." if words else None
+
+
 def detections(ctx: ReportContext) -> list[Detection]:
     """Two detections per contradiction, one on each sentence."""
     out = []
@@ -61,8 +78,10 @@ def detections(ctx: ReportContext) -> list[Detection]:
                 "other_claim": _claim_words(c, other.sentence),
                 "doubted": c.doubted == index, "doubted_sentence_index": c.doubted,
                 "reason": c.reason}
+            proposed = suggestion(ctx, c, index)
+            evidence["suggestion_reason"] = ALIGN_REASON if proposed is not None else None
             out.append(Detection(
                 sentence_index=index, start=sentence.start, end=sentence.end,
                 detector=DETECTOR, explanation=explanation(ctx, c, index), harm=c.harm,
-                confidence=c.confidence, evidence=evidence, suggestion=None))
+                confidence=c.confidence, evidence=evidence, suggestion=proposed))
     return out

@@ -121,3 +121,6 @@ class ContradictionEvidence:
     doubted_sentence_index: int | None = doc(
         "index of the doubted sentence (None: the text cannot say which)")
     reason: str = doc("why that side is doubted", "")
+    suggestion_reason: str | None = doc(
+        "why the suggestion goes this way (a doubted normal impression aligned with the "
+        "finding); None without a suggestion")

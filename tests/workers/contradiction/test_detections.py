@@ -53,9 +53,23 @@ def test_the_normal_side_is_doubted_and_says_why():
     assert summary.evidence["kind"] == "global_normal" and heart.evidence["kind"] == "heart_size"
 
 
-def test_no_suggestion_on_either_side_and_the_harm_of_the_more_harmful_side():
+def test_only_the_doubted_normal_impression_is_offered_aligned_with_the_finding():
     found = by_sentence(FIVE)
-    assert all(d.suggestion is None for ds in found.values() for d in ds)
+    (summary,) = found[IMPRESSION_NORMAL]
+    assert summary.suggestion == "Large right pleural effusion."
+    assert "aligned with the finding" in summary.evidence["suggestion_reason"]
+    # the positive sides are never rewritten; a normal statement among the findings is the
+    # radiologist's to reword
+    for index in (HEART, EFFUSION, CARDIOMEGALY):
+        assert [d.suggestion for d in found[index]] == [None]
+        assert [d.evidence["suggestion_reason"] for d in found[index]] == [None]
+    (finding_side,) = by_sentence("IMPRESSION: Small right pneumothorax. FINDINGS: No acute "
+                                  "cardiopulmonary process.")[1]
+    assert finding_side.suggestion is None
+
+
+def test_the_harm_of_the_more_harmful_side():
+    found = by_sentence(FIVE)
     # a wrongly denied effusion (medium) outweighs a wrongly stated one (medium), and a
     # pneumothorax's (high) outweighs the denial's
     assert found[EFFUSION][0].harm.value == found[IMPRESSION_NORMAL][0].harm.value == "medium"
