@@ -64,8 +64,10 @@ def start_worker(extra_env: dict) -> subprocess.Popen:
 def create(user, count: int) -> list[int]:
     from radreview.studies.services.upload import UploadRequest, create_studies
 
-    return [create_studies(user=user, request=UploadRequest(report_text=f"{REPORT} Case {n}."))[0].pk
-            for n in range(count)]
+    return [
+        create_studies(user=user, request=UploadRequest(report_text=f"{REPORT} Case {n}."))[0].pk
+        for n in range(count)
+    ]
 
 
 def wait_ready(ids: list[int], worker, timeout: float) -> float:

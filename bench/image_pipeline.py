@@ -46,11 +46,19 @@ def main() -> None:
     from workers import imaging, nlp
     from workers.backends import ImageInput
     from workers.backends.builtin import AppearanceDescriptorEncoder, RuleExtractor
-    from workers.backends.sentence_embedder import (BUILTIN_EMBEDDER_NAME,
-                                                    SentenceTransformerEmbedder,
-                                                    builtin_model_path)
-    from workers.imagememory import (ImageMemory, LibraryImage, LibraryStudy, QueryImage,
-                                     add_to_memory, memory_dir)
+    from workers.backends.sentence_embedder import (
+        BUILTIN_EMBEDDER_NAME,
+        SentenceTransformerEmbedder,
+        builtin_model_path,
+    )
+    from workers.imagememory import (
+        ImageMemory,
+        LibraryImage,
+        LibraryStudy,
+        QueryImage,
+        add_to_memory,
+        memory_dir,
+    )
     from workers.rarrg import RarrgInputs, load_builtin_generator, run_rarrg
     from workers.vrag import VragInputs, run_vrag
 

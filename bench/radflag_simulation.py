@@ -48,8 +48,12 @@ def main() -> None:
     args = parser.parse_args()
 
     from workers import nlp
-    from workers.radflag.calibration import (CalibrationReport, CalibrationSentence, calibrate,
-                                             select_lambda1)
+    from workers.radflag.calibration import (
+        CalibrationReport,
+        CalibrationSentence,
+        calibrate,
+        select_lambda1,
+    )
     from workers.radflag.support import COMPLETE, SCORED_SECTIONS, SUPPORTING, judge_sentences
 
     rows = [json.loads(line) for line in args.gold.open()]

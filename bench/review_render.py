@@ -51,7 +51,8 @@ def timed(call, repeat: int) -> list[float]:
 def describe(label: str, times: list[float]) -> str:
     ordered = sorted(times)
     p90 = ordered[min(len(ordered) - 1, int(round(0.9 * (len(ordered) - 1))))]
-    return f"{label}: median {statistics.median(times) * 1000:.1f} ms, p90 {p90 * 1000:.1f} ms ({len(times)} runs)"
+    median = statistics.median(times) * 1000
+    return f"{label}: median {median:.1f} ms, p90 {p90 * 1000:.1f} ms ({len(times)} runs)"
 
 
 def main() -> None:
@@ -96,14 +97,24 @@ def main() -> None:
 
         def decide_and_undo():
             version = Study.objects.get(pk=study.pk).review_version
-            client.post(decide_url, {"action": "reject", "sentence": flagged[0], "version": version},
-                        HTTP_HX_REQUEST="true")
-            client.post(f"/studies/{study.pk}/review/undo/", {"version": version + 1}, HTTP_HX_REQUEST="true")
+            client.post(
+                decide_url,
+                {"action": "reject", "sentence": flagged[0], "version": version},
+                HTTP_HX_REQUEST="true",
+            )
+            client.post(
+                f"/studies/{study.pk}/review/undo/",
+                {"version": version + 1},
+                HTTP_HX_REQUEST="true",
+            )
 
         round_trips = timed(decide_and_undo, max(5, args.repeat // 3))
 
-        print(f"Review page, {args.sentences} sentences, {html.count('data-flag')} flags "
-              f"(Django {__import__('django').get_version()}, SQLite, Python {sys.version.split()[0]})")
+        print(
+            f"Review page, {args.sentences} sentences, {html.count('data-flag')} flags "
+            f"(Django {__import__('django').get_version()}, SQLite, "
+            f"Python {sys.version.split()[0]})"
+        )
         print(describe("  GET review page (server render)", render_times))
         print(f"  queries per render: {len(executed)}; HTML {len(html) / 1024:.0f} KiB")
         print(describe("  POST decision + POST undo (two region renders)", round_trips))

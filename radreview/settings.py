@@ -465,7 +465,9 @@ DETECTOR_PLUGINS = env_list("RADREVIEW_DETECTOR_PLUGINS", [])
 # uploaded) at RADFLAG_CANDIDATE_TEMPERATURE, each at most RADFLAG_MAX_TOKENS tokens.
 RADFLAG_SAMPLES = env_int("RADREVIEW_RADFLAG_SAMPLES", 10)
 RADFLAG_TEMPERATURE = _radflag_float("RADREVIEW_RADFLAG_TEMPERATURE", 1.0, 0.0, 2.0)
-RADFLAG_CANDIDATE_TEMPERATURE = _radflag_float("RADREVIEW_RADFLAG_CANDIDATE_TEMPERATURE", 0.1, 0.0, 2.0)
+RADFLAG_CANDIDATE_TEMPERATURE = _radflag_float(
+    "RADREVIEW_RADFLAG_CANDIDATE_TEMPERATURE", 0.1, 0.0, 2.0
+)
 RADFLAG_MAX_TOKENS = env_int("RADREVIEW_RADFLAG_MAX_TOKENS", 256)
 # Without an active calibration: a sentence is flagged when fewer than this share of its
 # samples support it (λ1 = ceil(share · n): 3 of 10), a report when it has at least

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Run the whole test suite, as CI does, on a fresh machine:
+#   0. ruff, the house style of pyproject.toml;
 #   1. every test on the embedded default (SQLite + Celery over the filesystem broker);
 #   2. the Django tests (web, pipeline, browser) again on PostgreSQL + Redis, started here
 #      on loopback.
@@ -43,6 +44,9 @@ start_redis() {
   for _ in $(seq 50); do redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1 && return; sleep 0.1; done
   echo "redis did not start" >&2; exit 1
 }
+
+say "Style: ruff (pyproject.toml)"
+"$VENV/bin/ruff" check . || exit 1
 
 say "All tests on the embedded default (SQLite + filesystem broker)"
 "$VENV/bin/pytest" "$@"

@@ -22,14 +22,23 @@ def make_study(uploaded_by: User | None = None, **fields) -> Study:
     return Study.objects.create(uploaded_by=uploaded_by or make_user(), **fields)
 
 
-def make_report(study: Study, text: str, kind: str = Report.Kind.UPLOADED, with_sentences: bool = True) -> Report:
+def make_report(
+    study: Study, text: str, kind: str = Report.Kind.UPLOADED, with_sentences: bool = True
+) -> Report:
     """A report and, unless told otherwise, its sentences as the parse stage would store them."""
     from workers.pipeline import parse_report
 
     report = Report.objects.create(study=study, kind=kind, text=text, source="test")
     if with_sentences:
         Sentence.objects.bulk_create(
-            Sentence(report=report, index=s.index, text=s.text, start=s.start, end=s.end, section=s.section)
+            Sentence(
+                report=report,
+                index=s.index,
+                text=s.text,
+                start=s.start,
+                end=s.end,
+                section=s.section,
+            )
             for s in parse_report(text)
         )
     return report

@@ -122,7 +122,15 @@ def ingest(images: list[ImageToIngest], progress: Progress = no_progress) -> lis
 # --- report parsing ------------------------------------------------------------------------
 
 
-FINDING_FIELDS = ("observation", "status", "laterality", "severity", "location", "comparison", "text")
+FINDING_FIELDS = (
+    "observation",
+    "status",
+    "laterality",
+    "severity",
+    "location",
+    "comparison",
+    "text",
+)
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
 """Build a held-out iu-corrupt set from IU reports the dev set does not use.
 
-    python bench/heldout/build_corrupt.py --archive NLMCXR_reports.tgz --out-dir /tmp/heldout [--seed 7]
+    python bench/heldout/build_corrupt.py --archive NLMCXR_reports.tgz \
+        --out-dir /tmp/heldout [--seed 7]
 
 Follows the protocol of ../shared/bench/README.md (one changed sentence per erroneous report;
 about 40% left correct) with our own choices, so that a detector tuned on the dev set is
@@ -40,10 +41,16 @@ NEGATIONS = [
     (re.compile(r"^No (\w)"), lambda m: m.group(1).upper()),
     (re.compile(r"\b(There (?:is|are)) no\b"), lambda m: m.group(1)),
     (re.compile(r"\bwithout\b"), lambda m: "with"),
-    (re.compile(r"\b(is|are) not (seen|identified|present|visualized)\b"), lambda m: f"{m.group(1)} {m.group(2)}"),
+    (
+        re.compile(r"\b(is|are) not (seen|identified|present|visualized)\b"),
+        lambda m: f"{m.group(1)} {m.group(2)}",
+    ),
 ]
 SIDED = re.compile(r"\b(left|right)\b", re.I)
-FINDING_WORDS = re.compile(r"effusion|opacit|atelecta|consolidat|pneumothorax|nodule|mass|infiltrat|fracture|scar|granuloma", re.I)
+FINDING_WORDS = re.compile(
+    r"effusion|opacit|atelecta|consolidat|pneumothorax|nodule|mass|infiltrat|fracture|scar|granuloma",
+    re.I,
+)
 
 
 def sentences(section: str) -> list[str]:
@@ -92,7 +99,11 @@ def laterality_op(sentence: str, rng: random.Random) -> str | None:
     return sentence[:match.start()] + swapped + sentence[match.end():]
 
 
-OPERATIONS = {"replace": replace_op, "negation_removal": negation_op, "laterality_swap": laterality_op}
+OPERATIONS = {
+    "replace": replace_op,
+    "negation_removal": negation_op,
+    "laterality_swap": laterality_op,
+}
 
 
 def corrupt(report, rng: random.Random) -> dict:
@@ -110,15 +121,26 @@ def corrupt(report, rng: random.Random) -> dict:
         for sentence in candidates:
             changed = OPERATIONS[op_name](sentence, rng)
             if changed and changed != sentence and text.count(sentence) == 1:
-                corrupted = original.replace(f"{section.upper()}: {text}",
-                                             f"{section.upper()}: {text.replace(sentence, changed)}")
-                return {**gold, "has_error": True, "section": section, "operation": op_name,
-                        "error_sentence": changed, "original_sentence": sentence, "corrupted": corrupted}
+                corrupted = original.replace(
+                    f"{section.upper()}: {text}",
+                    f"{section.upper()}: {text.replace(sentence, changed)}",
+                )
+                return {
+                    **gold,
+                    "has_error": True,
+                    "section": section,
+                    "operation": op_name,
+                    "error_sentence": changed,
+                    "original_sentence": sentence,
+                    "corrupted": corrupted,
+                }
     return gold
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--archive", type=Path, required=True)
     parser.add_argument("--out-dir", type=Path, required=True)
     parser.add_argument("--bench", type=Path, default=BENCH)
@@ -129,7 +151,9 @@ def main() -> None:
     dev_ids = {row["id"] for row in read_jsonl(args.bench / "iu_findings_dev.jsonl")}
     dev_ids |= {row["id"] for row in read_jsonl(args.bench / "iu_corrupt_dev.jsonl")}
     rng = random.Random(args.seed)
-    pool = [r for r in read_archive(args.archive) if r.id not in dev_ids and r.findings and r.impression]
+    pool = [
+        r for r in read_archive(args.archive) if r.id not in dev_ids and r.findings and r.impression
+    ]
     rng.shuffle(pool)
     args.out_dir.mkdir(parents=True, exist_ok=True)
     counts: dict[str, int] = {}

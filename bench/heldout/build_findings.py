@@ -1,6 +1,7 @@
 """Build a held-out iu-findings set from the IU reports that the dev set does not use.
 
-    python bench/heldout/build_findings.py --archive NLMCXR_reports.tgz --out-dir /tmp/heldout [--check]
+    python bench/heldout/build_findings.py --archive NLMCXR_reports.tgz \
+        --out-dir /tmp/heldout [--check]
 
 Writes heldout_findings.jsonl and heldout_findings_gold.jsonl in the dev files' formats, so
 ../shared/bench/score_findings.py scores them. --check first verifies that the MeSH mapping
@@ -26,7 +27,9 @@ def read_jsonl(path: Path) -> list[dict]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--archive", type=Path, required=True)
     parser.add_argument("--out-dir", type=Path, required=True)
     parser.add_argument("--bench", type=Path, default=BENCH)
@@ -57,8 +60,17 @@ def main() -> None:
             labels = labels_from_mesh(report.mesh_major)
             if labels is None:
                 continue
-            inputs.write(json.dumps({"id": report.id, "findings": report.findings,
-                                     "impression": report.impression, "report": report.report}) + "\n")
+            inputs.write(
+                json.dumps(
+                    {
+                        "id": report.id,
+                        "findings": report.findings,
+                        "impression": report.impression,
+                        "report": report.report,
+                    }
+                )
+                + "\n"
+            )
             golds.write(json.dumps({"id": report.id, "labels": labels}) + "\n")
             kept += 1
     print(f"wrote {kept} held-out reports to {args.out_dir}", file=sys.stderr)

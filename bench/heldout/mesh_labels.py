@@ -1,4 +1,5 @@
-"""CheXpert-14 labels from IU MeSH <major> terms, following the mapping in ../shared/bench/README.md.
+"""CheXpert-14 labels from IU MeSH <major> terms, following the mapping in
+../shared/bench/README.md.
 
 The bench's own converter is not published; this one reproduces its dev gold (checked by
 ``build_findings.py --check``) so that held-out reports can be scored the same way.
@@ -15,24 +16,43 @@ BONE = {"ribs", "thoracic vertebrae", "spine", "sternum", "clavicle", "shoulder"
 NON_LUNG_OPACITY_SITES = BONE | {"breast", "mediastinum", "paratracheal", "abdomen",
                                  "adipose tissue", "heart", "stomach", "diaphragm",
                                  "soft tissue", "neck"}
-NON_LUNG_NODULE_SITES = NON_LUNG_OPACITY_SITES | {"thyroid gland", "liver", "spleen", "kidney", "pleura"}
+NON_LUNG_NODULE_SITES = NON_LUNG_OPACITY_SITES | {
+    "thyroid gland",
+    "liver",
+    "spleen",
+    "kidney",
+    "pleura",
+}
 
 DIRECT = {
     "cardiomegaly": "Cardiomegaly",
-    "infiltrate": "Lung Opacity", "airspace disease": "Lung Opacity",
-    "lung neoplasms": "Lung Lesion", "pulmonary nodule": "Lung Lesion",
-    "pulmonary edema": "Edema", "edema": "Edema", "pulmonary congestion": "Edema", "heart failure": "Edema",
+    "infiltrate": "Lung Opacity",
+    "airspace disease": "Lung Opacity",
+    "lung neoplasms": "Lung Lesion",
+    "pulmonary nodule": "Lung Lesion",
+    "pulmonary edema": "Edema",
+    "edema": "Edema",
+    "pulmonary congestion": "Edema",
+    "heart failure": "Edema",
     "consolidation": "Consolidation",
     "pneumonia": "Pneumonia",
-    "pulmonary atelectasis": "Atelectasis", "atelectases": "Atelectasis", "atelectasis": "Atelectasis",
+    "pulmonary atelectasis": "Atelectasis",
+    "atelectases": "Atelectasis",
+    "atelectasis": "Atelectasis",
     "pneumothorax": "Pneumothorax",
-    "pleural effusion": "Pleural Effusion", "hemothorax": "Pleural Effusion",
+    "pleural effusion": "Pleural Effusion",
+    "hemothorax": "Pleural Effusion",
     "pleural thickening": "Pleural Other",
-    "fractures, bone": "Fracture", "fracture": "Fracture",
-    "catheters, indwelling": "Support Devices", "implanted medical device": "Support Devices",
-    "tube, inserted": "Support Devices", "surgical instruments": "Support Devices",
-    "medical device": "Support Devices", "pacemaker, artificial": "Support Devices",
-    "stents": "Support Devices", "sutures": "Support Devices",
+    "fractures, bone": "Fracture",
+    "fracture": "Fracture",
+    "catheters, indwelling": "Support Devices",
+    "implanted medical device": "Support Devices",
+    "tube, inserted": "Support Devices",
+    "surgical instruments": "Support Devices",
+    "medical device": "Support Devices",
+    "pacemaker, artificial": "Support Devices",
+    "stents": "Support Devices",
+    "sutures": "Support Devices",
 }
 BOTH_PLEURAL = {"hydropneumothorax", "hemopneumothorax"}
 HEART_TERMS = {"cardiac shadow", "heart", "heart ventricles", "heart atria"}
@@ -55,7 +75,11 @@ def labels_from_mesh(major_terms: tuple[str, ...]) -> dict[str, int] | None:
             found[DIRECT[head]] = 1
         elif head in BOTH_PLEURAL:
             found["Pneumothorax"] = found["Pleural Effusion"] = 1
-        elif head == "mediastinum" and quals & {"enlarged", "widened", "prominent"} and "lymph nodes" not in quals:
+        elif (
+            head == "mediastinum"
+            and quals & {"enlarged", "widened", "prominent"}
+            and "lymph nodes" not in quals
+        ):
             found["Enlarged Cardiomediastinum"] = 1
         elif head in HEART_TERMS and "enlarged" in quals:
             found["Cardiomegaly"] = 1

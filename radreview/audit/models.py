@@ -1,7 +1,6 @@
 from django.conf import settings
 from django.db import models
 
-
 # Actions whose detail named a sentence by its 0-based index under "sentence" (see shown_detail).
 LEGACY_SENTENCE_INDEX = ("review_decision", "review_undo")
 
@@ -16,7 +15,11 @@ class AuditEvent(models.Model):
     )
     action = models.CharField(max_length=64, db_index=True)
     study = models.ForeignKey(
-        "studies.Study", null=True, blank=True, on_delete=models.PROTECT, related_name="audit_events"
+        "studies.Study",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="audit_events",
     )
     detail = models.JSONField(default=dict, blank=True)
 

@@ -31,10 +31,17 @@ def _page(request, queryset):
 def study_trail(request, pk: int):
     study = get_object_or_404(Study, pk=pk)
     filters = selectors.AuditFilters.from_query(request.GET)
-    return render(request, "audit/trail.html", {
-        "study": study, "filters": filters, "page": _page(request, selectors.events(filters, study_id=pk)),
-        "actions": selectors.actions(pk), "actors": selectors.actors(pk),
-    })
+    return render(
+        request,
+        "audit/trail.html",
+        {
+            "study": study,
+            "filters": filters,
+            "page": _page(request, selectors.events(filters, study_id=pk)),
+            "actions": selectors.actions(pk),
+            "actors": selectors.actors(pk),
+        },
+    )
 
 
 @require_GET

@@ -32,7 +32,9 @@ class Job(models.Model):
         "accounts.User", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
     queue = models.CharField(max_length=16, default="cpu")
-    state = models.CharField(max_length=10, choices=State.choices, default=State.PENDING, db_index=True)
+    state = models.CharField(
+        max_length=10, choices=State.choices, default=State.PENDING, db_index=True
+    )
     progress = models.FloatField(default=0.0)
     progress_note = models.CharField(max_length=200, blank=True)
     error = models.TextField(blank=True)  # shown on the study page

@@ -53,7 +53,10 @@ def requeue_orphans() -> list[int]:
     with transaction.atomic():
         running = Job.objects.select_for_update(of=("self",)).filter(state=Job.State.RUNNING)
         for job in running:
-            if not (claimant_is_gone(job.claimed_by) or (job.heartbeat_at and job.heartbeat_at < stale_before)):
+            if not (
+                claimant_is_gone(job.claimed_by)
+                or (job.heartbeat_at and job.heartbeat_at < stale_before)
+            ):
                 continue
             if job.attempts >= settings.JOB_MAX_ATTEMPTS:
                 Job.objects.filter(pk=job.pk).update(
@@ -62,10 +65,20 @@ def requeue_orphans() -> list[int]:
                 )
                 if job.study_id:
                     Study.objects.filter(pk=job.study_id).update(status=Study.Status.FAILED)
-                record_event("stage_failed", study=job.study, detail={"stage": job.stage, "error": "worker lost"})
+                record_event(
+                    "stage_failed",
+                    study=job.study,
+                    detail={"stage": job.stage, "error": "worker lost"},
+                )
                 continue
-            Job.objects.filter(pk=job.pk).update(state=Job.State.QUEUED, claim_token=None, queued_at=timezone.now())
-            record_event("stage_requeued", study=job.study, detail={"stage": job.stage, "attempt": job.attempts})
+            Job.objects.filter(pk=job.pk).update(
+                state=Job.State.QUEUED, claim_token=None, queued_at=timezone.now()
+            )
+            record_event(
+                "stage_requeued",
+                study=job.study,
+                detail={"stage": job.stage, "attempt": job.attempts},
+            )
             logger.warning("job %s (%s) lost its worker; requeued", job.pk, job)
             transaction.on_commit(lambda job=job: services.send_or_defer(job.pk, job.queue))
             requeued.append(job.pk)

@@ -66,7 +66,9 @@ class Heartbeat:
     def _beat(self):
         try:
             while not self._stop.wait(settings.JOB_HEARTBEAT_SECONDS):
-                Job.objects.filter(pk=self.job_id, claim_token=self.token).update(heartbeat_at=timezone.now())
+                Job.objects.filter(pk=self.job_id, claim_token=self.token).update(
+                    heartbeat_at=timezone.now()
+                )
         finally:
             connection.close()
 
@@ -89,7 +91,9 @@ class ProgressReporter:
             return
         self._last = now
         Job.objects.filter(pk=self.job_id, claim_token=self.token).update(
-            progress=max(0.0, min(1.0, fraction)), progress_note=note[:200], heartbeat_at=timezone.now()
+            progress=max(0.0, min(1.0, fraction)),
+            progress_note=note[:200],
+            heartbeat_at=timezone.now(),
         )
 
 
@@ -151,4 +155,8 @@ def fail(job: Job, token: uuid.UUID, exc: Exception) -> None:
         )
         if updated and job.study_id:
             Study.objects.filter(pk=job.study_id).update(status=Study.Status.FAILED)
-            record_event("stage_failed", study=job.study, detail={"stage": job.stage, "error": type(exc).__name__})
+            record_event(
+                "stage_failed",
+                study=job.study,
+                detail={"stage": job.stage, "error": type(exc).__name__},
+            )

@@ -98,7 +98,12 @@ def retry(job: Job, *, actor) -> None:
 
     with transaction.atomic():
         updated = Job.objects.filter(pk=job.pk, state=Job.State.FAILED).update(
-            state=Job.State.PENDING, error="", error_detail="", progress=0.0, progress_note="", attempts=0,
+            state=Job.State.PENDING,
+            error="",
+            error_detail="",
+            progress=0.0,
+            progress_note="",
+            attempts=0,
         )
         if not updated:
             return

@@ -18,7 +18,9 @@ class ReferenceStudy(models.Model):
     class Meta:
         ordering = ["source", "id"]
         constraints = [
-            models.UniqueConstraint(fields=["source", "external_id"], name="unique_reference_per_source"),
+            models.UniqueConstraint(
+                fields=["source", "external_id"], name="unique_reference_per_source"
+            ),
         ]
         verbose_name_plural = "reference studies"
 

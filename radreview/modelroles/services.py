@@ -15,6 +15,8 @@ def start_probe(role: str, *, actor) -> Job:
 def latest_probes() -> dict[str, Job]:
     """The most recent probe job of each role."""
     latest: dict[str, Job] = {}
-    for job in Job.objects.filter(stage=PROBE_STAGE, study__isnull=True).order_by("-created_at", "-id")[:100]:
+    for job in Job.objects.filter(stage=PROBE_STAGE, study__isnull=True).order_by(
+        "-created_at", "-id"
+    )[:100]:
         latest.setdefault(job.params.get("role"), job)
     return latest

@@ -83,7 +83,9 @@ class FlagSerializer(serializers.Serializer):
     harm = serializers.CharField()
     confidence = serializers.FloatField(help_text="explained.value: a probability or a score")
     explained = FiguresSerializer(source="figures")
-    suggestion = serializers.CharField(allow_null=True, help_text='Replacement text; "" removes the sentence.')
+    suggestion = serializers.CharField(
+        allow_null=True, help_text='Replacement text; "" removes the sentence.'
+    )
     open = serializers.BooleanField(source="is_open")
     sources = SourceSerializer(many=True)
 
@@ -115,7 +117,9 @@ class SentenceReviewSerializer(serializers.Serializer):
     number = serializers.SerializerMethodField(help_text=SENTENCE_NUMBER)
     section = serializers.CharField()
     text = serializers.CharField(source="original", help_text="As the audited report has it")
-    current_text = serializers.CharField(source="current", help_text='After the effective decision ("" = removed)')
+    current_text = serializers.CharField(
+        source="current", help_text='After the effective decision ("" = removed)'
+    )
     state = serializers.ChoiceField(choices=["unchanged", "accepted", "rejected", "edited"])
     category = serializers.CharField(source="sentence.category")
     findings = serializers.JSONField(source="sentence.findings")
@@ -132,7 +136,9 @@ class SentenceReviewSerializer(serializers.Serializer):
 
 class DetectionSerializer(serializers.ModelSerializer):
     sources = serializers.PrimaryKeyRelatedField(many=True, read_only=True)
-    is_flag = serializers.SerializerMethodField(help_text="Whether the review page shows it as a flag")
+    is_flag = serializers.SerializerMethodField(
+        help_text="Whether the review page shows it as a flag"
+    )
     sentence_number = serializers.SerializerMethodField(help_text=SENTENCE_NUMBER)
     label = serializers.SerializerMethodField(help_text="The detector as a radiologist reads it")
 
@@ -163,13 +169,18 @@ class SignOffSerializer(serializers.ModelSerializer):
                   "sha256", "decision_ids", "sections", "text", "exports"]
 
     def get_exports(self, signoff) -> dict[str, str]:
-        return {fmt: f"/api/studies/{signoff.study_id}/signoffs/{signoff.version}/export/{fmt}/" for fmt in BUILDERS}
+        return {
+            fmt: f"/api/studies/{signoff.study_id}/signoffs/{signoff.version}/export/{fmt}/"
+            for fmt in BUILDERS
+        }
 
 
 class ReviewSerializer(serializers.Serializer):
     study = serializers.IntegerField(source="study.pk")
     status = serializers.CharField(source="study.status")
-    version = serializers.IntegerField(help_text="Send it back with every decision, undo and sign-off")
+    version = serializers.IntegerField(
+        help_text="Send it back with every decision, undo and sign-off"
+    )
     flags = serializers.SerializerMethodField()
     open_flags = serializers.SerializerMethodField()
     report_flagged = serializers.SerializerMethodField()
@@ -188,12 +199,21 @@ class ReviewSerializer(serializers.Serializer):
 
 
 class DecisionRequestSerializer(serializers.Serializer):
-    action = serializers.ChoiceField(choices=[Decision.Action.ACCEPT, Decision.Action.REJECT, Decision.Action.EDIT])
+    action = serializers.ChoiceField(
+        choices=[Decision.Action.ACCEPT, Decision.Action.REJECT, Decision.Action.EDIT]
+    )
     sentence = serializers.IntegerField(min_value=0, help_text=SENTENCE_INDEX)
-    detection = serializers.IntegerField(required=False, allow_null=True,
-                                         help_text="A flag of the sentence (or a source of it); default: its flag")
-    text = serializers.CharField(required=False, allow_blank=True, help_text="The edited sentence (action edit)")
-    version = serializers.IntegerField(min_value=0, help_text="The review version the decision was made on")
+    detection = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        help_text="A flag of the sentence (or a source of it); default: its flag",
+    )
+    text = serializers.CharField(
+        required=False, allow_blank=True, help_text="The edited sentence (action edit)"
+    )
+    version = serializers.IntegerField(
+        min_value=0, help_text="The review version the decision was made on"
+    )
 
 
 class VersionRequestSerializer(serializers.Serializer):
@@ -208,7 +228,10 @@ class SignRequestSerializer(VersionRequestSerializer):
 
 
 CONFLICT = OpenApiResponse(
-    inline_serializer("Conflict", {"detail": serializers.CharField(), "current_version": serializers.IntegerField()}),
+    inline_serializer(
+        "Conflict",
+        {"detail": serializers.CharField(), "current_version": serializers.IntegerField()},
+    ),
     description="The review changed since the given version; nothing was saved.",
 )
 # A refusal says why: {"detail": "..."}, or for a malformed body {"field": ["..."]}.
@@ -229,13 +252,17 @@ def _state(pk: int) -> selectors.ReviewState:
 
 def _failure(exc: services.ReviewError) -> Response:
     if isinstance(exc, services.StaleVersion):
-        return Response({"detail": exc.message, "current_version": exc.current}, status=status.HTTP_409_CONFLICT)
+        return Response(
+            {"detail": exc.message, "current_version": exc.current}, status=status.HTTP_409_CONFLICT
+        )
     return Response({"detail": exc.message}, status=status.HTTP_400_BAD_REQUEST)
 
 
 def _decision_made(outcome: services.Outcome) -> Response:
-    return Response({"decision": DecisionSerializer(outcome.decision).data, "version": outcome.version},
-                    status=status.HTTP_201_CREATED)
+    return Response(
+        {"decision": DecisionSerializer(outcome.decision).data, "version": outcome.version},
+        status=status.HTTP_201_CREATED,
+    )
 
 
 class ReviewBase(APIView):
@@ -243,7 +270,9 @@ class ReviewBase(APIView):
 
 
 class ReviewView(ReviewBase):
-    @extend_schema(responses=ReviewSerializer, summary="The review of a study: sentences, flags, version")
+    @extend_schema(
+        responses=ReviewSerializer, summary="The review of a study: sentences, flags, version"
+    )
     def get(self, request, pk: int):
         state = _state(pk)
         record_event("study_viewed", actor=request.user, study=state.study, detail={"via": "api"})
@@ -251,22 +280,32 @@ class ReviewView(ReviewBase):
 
 
 class SentencesView(ReviewBase):
-    @extend_schema(responses=SentenceReviewSerializer(many=True), summary="Sentences with their flags and decisions")
+    @extend_schema(
+        responses=SentenceReviewSerializer(many=True),
+        summary="Sentences with their flags and decisions",
+    )
     def get(self, request, pk: int):
         return Response(SentenceReviewSerializer(_state(pk).sentences, many=True).data)
 
 
 class DetectionsView(ReviewBase):
-    @extend_schema(responses=DetectionSerializer(many=True), summary="Every detection on the audited report")
+    @extend_schema(
+        responses=DetectionSerializer(many=True), summary="Every detection on the audited report"
+    )
     def get(self, request, pk: int):
         state = _state(pk)
         detections = list(state.report.detections.all()) if state.report else []
         flag_ids = {d.pk for d in selectors.flags_of(detections)}
-        return Response(DetectionSerializer(detections, many=True, context={"flag_ids": flag_ids}).data)
+        return Response(
+            DetectionSerializer(detections, many=True, context={"flag_ids": flag_ids}).data
+        )
 
 
 class DecisionsView(ReviewBase):
-    @extend_schema(responses=DecisionSerializer(many=True), summary="All decisions, oldest first (undos included)")
+    @extend_schema(
+        responses=DecisionSerializer(many=True),
+        summary="All decisions, oldest first (undos included)",
+    )
     def get(self, request, pk: int):
         study = get_object_or_404(Study, pk=pk)
         decisions = study.decisions.select_related("user", "sentence").order_by("id")
@@ -284,9 +323,15 @@ class DecisionsView(ReviewBase):
         body.is_valid(raise_exception=True)
         data = body.validated_data
         try:
-            outcome = services.decide(study, request.user, action=data["action"], sentence_index=data["sentence"],
-                                      version=data["version"], detection_id=data.get("detection"),
-                                      text=data.get("text"))
+            outcome = services.decide(
+                study,
+                request.user,
+                action=data["action"],
+                sentence_index=data["sentence"],
+                version=data["version"],
+                detection_id=data.get("detection"),
+                text=data.get("text"),
+            )
         except services.ReviewError as exc:
             return _failure(exc)
         return _decision_made(outcome)
@@ -294,17 +339,24 @@ class DecisionsView(ReviewBase):
 
 class UndoView(ReviewBase):
     @extend_schema(
-        request=VersionRequestSerializer, summary="Undo the study's latest live decision (appends an undo)",
-        responses={201: inline_serializer("Undone", {"decision": DecisionSerializer(),
-                                                     "version": serializers.IntegerField()}),
-                   400: REFUSED, 409: CONFLICT},
+        request=VersionRequestSerializer,
+        summary="Undo the study's latest live decision (appends an undo)",
+        responses={
+            201: inline_serializer(
+                "Undone", {"decision": DecisionSerializer(), "version": serializers.IntegerField()}
+            ),
+            400: REFUSED,
+            409: CONFLICT,
+        },
     )
     def post(self, request, pk: int):
         study = get_object_or_404(Study, pk=pk)
         body = VersionRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         try:
-            outcome = services.undo_last(study, request.user, version=body.validated_data["version"])
+            outcome = services.undo_last(
+                study, request.user, version=body.validated_data["version"]
+            )
         except services.ReviewError as exc:
             return _failure(exc)
         return _decision_made(outcome)
@@ -361,10 +413,17 @@ class ExportView(ReviewBase):
     renderer_classes = [JSONRenderer, AnyMediaRenderer]
 
     @extend_schema(
-        summary="A signed version as txt, fhir (FHIR R4 DiagnosticReport JSON) or sr (DICOM Comprehensive SR)",
-        responses={(200, "text/plain"): OpenApiTypes.STR, (200, "application/fhir+json"): OpenApiTypes.OBJECT,
-                   (200, "application/dicom"): OpenApiTypes.BINARY, 404: REFUSED,
-                   409: OpenApiResponse(REFUSED.response, description="The signed text fails its hash check")},
+        summary="A signed version as txt, fhir (FHIR R4 DiagnosticReport JSON) "
+                "or sr (DICOM Comprehensive SR)",
+        responses={
+            (200, "text/plain"): OpenApiTypes.STR,
+            (200, "application/fhir+json"): OpenApiTypes.OBJECT,
+            (200, "application/dicom"): OpenApiTypes.BINARY,
+            404: REFUSED,
+            409: OpenApiResponse(
+                REFUSED.response, description="The signed text fails its hash check"
+            ),
+        },
     )
     def get(self, request, pk: int, version: int, fmt: str):
         signoff = _signoff(pk, version)
@@ -410,7 +469,12 @@ urlpatterns = [
     path("studies/<int:pk>/decisions/", DecisionsView.as_view(), name="api-review-decisions"),
     path("studies/<int:pk>/decisions/undo/", UndoView.as_view(), name="api-review-undo"),
     path("studies/<int:pk>/signoffs/", SignOffsView.as_view(), name="api-review-signoffs"),
-    path("studies/<int:pk>/signoffs/<int:version>/", SignOffView.as_view(), name="api-review-signoff"),
-    path("studies/<int:pk>/signoffs/<int:version>/export/<str:fmt>/", ExportView.as_view(),
-         name="api-review-export"),
+    path(
+        "studies/<int:pk>/signoffs/<int:version>/", SignOffView.as_view(), name="api-review-signoff"
+    ),
+    path(
+        "studies/<int:pk>/signoffs/<int:version>/export/<str:fmt>/",
+        ExportView.as_view(),
+        name="api-review-export",
+    ),
 ]

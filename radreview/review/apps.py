@@ -12,5 +12,9 @@ class ReviewConfig(AppConfig):
 
         from .signals import refuse_deleting_final_reports, refuse_editing_final_reports  # noqa: PLC0415 - app registry
 
-        pre_save.connect(refuse_editing_final_reports, sender=Report, dispatch_uid="review-final-immutable")
-        pre_delete.connect(refuse_deleting_final_reports, sender=Report, dispatch_uid="review-final-immutable-del")
+        pre_save.connect(
+            refuse_editing_final_reports, sender=Report, dispatch_uid="review-final-immutable"
+        )
+        pre_delete.connect(
+            refuse_deleting_final_reports, sender=Report, dispatch_uid="review-final-immutable-del"
+        )

@@ -13,8 +13,9 @@ Pure functions over plain values, so the rules are tested without a database:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Protocol, Sequence
+from typing import Protocol
 
 from workers.nlp.sections import parse_report
 
@@ -123,7 +124,9 @@ def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return merged
 
 
-def final_text(original: str, sentences: Sequence[SentenceLike], replacements: dict[int, str]) -> str:
+def final_text(
+    original: str, sentences: Sequence[SentenceLike], replacements: dict[int, str]
+) -> str:
     """The report text with ``replacements`` (sentence index -> new text, "" = remove) applied."""
     by_index = {s.index: s for s in sentences}
     changed = {i: t for i, t in replacements.items() if i in by_index and t != by_index[i].text}

@@ -10,8 +10,8 @@ import base64
 import hashlib
 import io
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from django.conf import settings
 from django.utils import timezone
@@ -38,7 +38,9 @@ def study_uid(study: Study) -> str:
 
     if study.study_instance_uid:
         return study.study_instance_uid
-    return str(generate_uid(entropy_srcs=[UID_ROOT_SOURCE, settings.SECRET_KEY[:16], str(study.pk)]))
+    return str(
+        generate_uid(entropy_srcs=[UID_ROOT_SOURCE, settings.SECRET_KEY[:16], str(study.pk)])
+    )
 
 
 def signer_name(signoff: SignOff) -> str:
@@ -102,10 +104,16 @@ def fhir_resource(signoff: SignOff):
         {"system": "urn:radreview:signed-report", "value": f"{study.pk}-v{signoff.version}"},
     ]
     if study.accession_number:
-        identifiers.append({
-            "type": {"coding": [{"system": "http://terminology.hl7.org/CodeSystem/v2-0203", "code": "ACSN"}]},
-            "value": study.accession_number,
-        })
+        identifiers.append(
+            {
+                "type": {
+                    "coding": [
+                        {"system": "http://terminology.hl7.org/CodeSystem/v2-0203", "code": "ACSN"}
+                    ]
+                },
+                "value": study.accession_number,
+            }
+        )
     subject = {"display": _display_name(study.patient_name) or "Unknown patient"}
     if study.patient_id:
         subject["identifier"] = {"value": study.patient_id}
@@ -115,22 +123,41 @@ def fhir_resource(signoff: SignOff):
         "identifier": identifiers,
         # A later version replaces a final one: FHIR calls that "amended".
         "status": "final" if signoff.version == 1 else "amended",
-        "category": [{"coding": [{"system": "http://terminology.hl7.org/CodeSystem/v2-0074",
-                                  "code": "RAD", "display": "Radiology"}]}],
-        "code": {"coding": [{"system": "http://loinc.org", "code": LOINC_CHEST_XR[0], "display": LOINC_CHEST_XR[1]}],
-                 "text": study.description or "Chest X-ray"},
+        "category": [
+            {
+                "coding": [
+                    {
+                        "system": "http://terminology.hl7.org/CodeSystem/v2-0074",
+                        "code": "RAD",
+                        "display": "Radiology",
+                    }
+                ]
+            }
+        ],
+        "code": {
+            "coding": [
+                {
+                    "system": "http://loinc.org",
+                    "code": LOINC_CHEST_XR[0],
+                    "display": LOINC_CHEST_XR[1],
+                }
+            ],
+            "text": study.description or "Chest X-ray",
+        },
         "subject": subject,
         "issued": signoff.signed_at.isoformat(),
         "resultsInterpreter": [{"display": signed_by(signoff)}],
         "imagingStudy": [{"type": "ImagingStudy", "identifier": uid_identifier}],
-        "presentedForm": [{
-            "contentType": "text/plain; charset=utf-8",
-            "language": "en",
-            "data": base64.b64encode(text).decode("ascii"),
-            "hash": base64.b64encode(hashlib.sha1(text).digest()).decode("ascii"),
-            "title": f"Signed report, version {signoff.version}",
-            "creation": signoff.signed_at.isoformat(),
-        }],
+        "presentedForm": [
+            {
+                "contentType": "text/plain; charset=utf-8",
+                "language": "en",
+                "data": base64.b64encode(text).decode("ascii"),
+                "hash": base64.b64encode(hashlib.sha1(text).digest()).decode("ascii"),
+                "title": f"Signed report, version {signoff.version}",
+                "creation": signoff.signed_at.isoformat(),
+            }
+        ],
     }
     if study.study_date:
         data["effectiveDateTime"] = study.study_date.isoformat()
@@ -205,7 +232,9 @@ def _evidence(study: Study, uid: str) -> tuple[list, bool]:
         ds = _patient_and_study(study, uid)
         ds.SOPClassUID = (image.metadata or {}).get("sop_class_uid") or DX_FOR_PRESENTATION
         ds.SOPInstanceUID = image.sop_instance_uid
-        ds.SeriesInstanceUID = image.series_instance_uid or (image.metadata or {}).get("series_instance_uid", "")
+        ds.SeriesInstanceUID = image.series_instance_uid or (image.metadata or {}).get(
+            "series_instance_uid", ""
+        )
         ds.Modality = (image.metadata or {}).get("modality") or "DX"
         evidence.append(ds)
     if evidence:
@@ -268,7 +297,9 @@ def sr_dataset(signoff: SignOff):
     for section in signoff.sections:
         heading, element = SECTION_CODES.get(section["name"], DEFAULT_SECTION_CODE)
         container = hd.sr.ContainerContentItem(
-            name=getattr(codes.DCM, heading), relationship_type=hd.sr.RelationshipTypeValues.CONTAINS)
+            name=getattr(codes.DCM, heading),
+            relationship_type=hd.sr.RelationshipTypeValues.CONTAINS,
+        )
         container.ContentSequence = hd.sr.ContentSequence([hd.sr.TextContentItem(
             name=getattr(codes.DCM, element), value=section["text"],
             relationship_type=hd.sr.RelationshipTypeValues.CONTAINS,
@@ -288,16 +319,28 @@ def sr_dataset(signoff: SignOff):
         previous.append(before)
 
     sr = hd.sr.ComprehensiveSR(
-        evidence=evidence, content=root, series_instance_uid=series_uid, series_number=SR_SERIES_NUMBER,
-        sop_instance_uid=instance_uid, instance_number=signoff.version, manufacturer="RadReview",
-        is_complete=True, is_final=True, is_verified=True,
-        verifying_observer_name=_dicom_name(signer_name(signoff)), verifying_organization=ORGANIZATION,
-        previous_versions=previous or None, series_description="Signed report (RadReview)",
+        evidence=evidence,
+        content=root,
+        series_instance_uid=series_uid,
+        series_number=SR_SERIES_NUMBER,
+        sop_instance_uid=instance_uid,
+        instance_number=signoff.version,
+        manufacturer="RadReview",
+        is_complete=True,
+        is_final=True,
+        is_verified=True,
+        verifying_observer_name=_dicom_name(signer_name(signoff)),
+        verifying_organization=ORGANIZATION,
+        previous_versions=previous or None,
+        series_description="Signed report (RadReview)",
     )
     if not real_evidence:
         # The study has no DICOM instances to point at: keep the patient and study, drop the
         # placeholder reference.
-        for keyword in ("CurrentRequestedProcedureEvidenceSequence", "PertinentOtherEvidenceSequence"):
+        for keyword in (
+            "CurrentRequestedProcedureEvidenceSequence",
+            "PertinentOtherEvidenceSequence",
+        ):
             if keyword in sr:
                 delattr(sr, keyword)
     signed = _local(signoff)

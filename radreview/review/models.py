@@ -14,9 +14,15 @@ class Detection(models.Model):
     HARM_CHOICES = [(harm.value, harm.value.capitalize()) for harm in Harm]
     COMBINED = "combined"
 
-    report = models.ForeignKey("studies.Report", on_delete=models.CASCADE, related_name="detections")
+    report = models.ForeignKey(
+        "studies.Report", on_delete=models.CASCADE, related_name="detections"
+    )
     sentence = models.ForeignKey(
-        "studies.Sentence", null=True, blank=True, on_delete=models.CASCADE, related_name="detections"
+        "studies.Sentence",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="detections",
     )
     sentence_index = models.PositiveIntegerField()
     start = models.PositiveIntegerField()
@@ -29,7 +35,9 @@ class Detection(models.Model):
     suggestion = models.TextField(null=True, blank=True)
     # Whether this detection is shown to the radiologist as a flag.
     flagged = models.BooleanField(default=True)
-    sources = models.ManyToManyField("self", symmetrical=False, blank=True, related_name="merged_into")
+    sources = models.ManyToManyField(
+        "self", symmetrical=False, blank=True, related_name="merged_into"
+    )
     prompt_version = models.CharField(max_length=60, blank=True)
     model_name = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -58,7 +66,11 @@ class Decision(models.Model):
 
     study = models.ForeignKey("studies.Study", on_delete=models.PROTECT, related_name="decisions")
     sentence = models.ForeignKey(
-        "studies.Sentence", null=True, blank=True, on_delete=models.PROTECT, related_name="decisions"
+        "studies.Sentence",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="decisions",
     )
     detection = models.ForeignKey(
         Detection, null=True, blank=True, on_delete=models.PROTECT, related_name="decisions"
@@ -69,7 +81,9 @@ class Decision(models.Model):
     undoes = models.OneToOneField(
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="undone_by"
     )
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="decisions")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="decisions"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     # The study's review version this decision was made against (optimistic concurrency).
     study_version = models.PositiveIntegerField()
@@ -111,8 +125,12 @@ class SignOff(models.Model):
 
     study = models.ForeignKey("studies.Study", on_delete=models.PROTECT, related_name="signoffs")
     version = models.PositiveIntegerField()
-    report = models.OneToOneField("studies.Report", on_delete=models.PROTECT, related_name="signoff")
-    signer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="signoffs")
+    report = models.OneToOneField(
+        "studies.Report", on_delete=models.PROTECT, related_name="signoff"
+    )
+    signer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="signoffs"
+    )
     signed_at = models.DateTimeField(auto_now_add=True)
     # The effective decisions (ids, ascending) the text was derived from.
     decision_ids = models.JSONField(default=list)

@@ -10,8 +10,22 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import (Case, Count, Exists, F, IntegerField, Max, OuterRef, Prefetch, Q,
-                              QuerySet, Subquery, Value, When, Window)
+from django.db.models import (
+    Case,
+    Count,
+    Exists,
+    F,
+    IntegerField,
+    Max,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    Subquery,
+    Value,
+    When,
+    Window,
+)
 from django.db.models.functions import Coalesce, RowNumber
 
 from radreview.studies.models import Report, Sentence, Study
@@ -35,7 +49,11 @@ REVIEWABLE_STATUSES = (Study.Status.READY, Study.Status.SIGNED)
 HISTORY_SHOWN = 20
 SENTENCE_HISTORY_SHOWN = 5
 # A sentence's state after its effective decision.
-STATES = {Decision.Action.ACCEPT: "accepted", Decision.Action.REJECT: "rejected", Decision.Action.EDIT: "edited"}
+STATES = {
+    Decision.Action.ACCEPT: "accepted",
+    Decision.Action.REJECT: "rejected",
+    Decision.Action.EDIT: "edited",
+}
 
 JUDGE_RULES = {
     "contradiction": "Contradicts another sentence",
@@ -96,7 +114,9 @@ def _flag_rows_sql() -> QuerySet[Detection]:
     has_combined = Detection.objects.filter(report=OuterRef("report"), detector=Detection.COMBINED)
     has_uploaded = Report.objects.filter(study=OuterRef("report__study"), kind=Report.Kind.UPLOADED)
     return (
-        Detection.objects.filter(report__study=OuterRef("pk"), report__kind__in=AUDITED_KINDS, flagged=True)
+        Detection.objects.filter(
+            report__study=OuterRef("pk"), report__kind__in=AUDITED_KINDS, flagged=True
+        )
         .filter(Q(report__kind=Report.Kind.UPLOADED) | ~Exists(has_uploaded))
         .filter(Q(detector=Detection.COMBINED) | ~Exists(has_combined))
     )
@@ -111,7 +131,12 @@ def _decided_sql() -> QuerySet[Decision]:
 
 
 def _count_sentences(rows: QuerySet[Detection]):
-    counted = rows.order_by().values("report__study").annotate(n=Count("sentence_index", distinct=True)).values("n")
+    counted = (
+        rows.order_by()
+        .values("report__study")
+        .annotate(n=Count("sentence_index", distinct=True))
+        .values("n")
+    )
     return Coalesce(Subquery(counted, output_field=IntegerField()), Value(0))
 
 
@@ -281,7 +306,12 @@ class ReviewState:
 
     @property
     def can_sign(self) -> bool:
-        return self.reviewable and not self.open_flags and self.unsigned_changes and self.report is not None
+        return (
+            self.reviewable
+            and not self.open_flags
+            and self.unsigned_changes
+            and self.report is not None
+        )
 
 
 def _harm_rank(harm: str) -> int:
@@ -293,7 +323,12 @@ def _harm_rank(harm: str) -> int:
 
 def same_site_path(url) -> bool:
     """A URL path on this site ("/library/..."): never another host, so nothing leaves the site."""
-    return isinstance(url, str) and url.startswith("/") and not url.startswith("//") and "\\" not in url
+    return (
+        isinstance(url, str)
+        and url.startswith("/")
+        and not url.startswith("//")
+        and "\\" not in url
+    )
 
 
 def _radflag_extra(detection: Detection, evidence: dict, context: dict[str, Any]) -> dict:
@@ -330,13 +365,18 @@ TEMPLATE_EXTRAS = {builtin.RADFLAG.name: _radflag_extra,
 
 
 def _source_view(detection: Detection, context: dict[str, Any]) -> SourceView:
-    evidence = detection.evidence if isinstance(detection.evidence, dict) else {"value": detection.evidence}
+    evidence = (
+        detection.evidence
+        if isinstance(detection.evidence, dict)
+        else {"value": detection.evidence}
+    )
     name = detection.detector
     spec = DETECTORS.get(name)
     extra_of = TEMPLATE_EXTRAS.get(name)
     extra: dict[str, Any] = extra_of(detection, evidence, context) if extra_of else {}
     extra["items"] = [
-        {"key": key, "value": value, "block": False} if isinstance(value, (str, int, float, bool)) or value is None
+        {"key": key, "value": value, "block": False}
+        if isinstance(value, (str, int, float, bool)) or value is None
         else {"key": key, "value": json.dumps(value, indent=1, ensure_ascii=False), "block": True}
         for key, value in sorted(evidence.items())
     ]
@@ -421,30 +461,47 @@ def review_state(study: Study, report: Report | None = None) -> ReviewState:
                 is_open=decision is None, figures=figures,
             )
             flags.append(flag)
-        views.append(SentenceView(
-            sentence=sentence, index=sentence.index, section=sentence.section, original=sentence.text,
-            current=decision.after_text if decision else sentence.text,
-            state=STATES[decision.action] if decision else "unchanged",
-            decision=decision, flag=flag, history=history.get(sentence.pk, []),
-            history_count=states[sentence.pk].decision_count if sentence.pk in states else 0,
-            notes=[] if flag else removed_notes(unflagged.get(sentence.index, [])),
-        ))
+        views.append(
+            SentenceView(
+                sentence=sentence,
+                index=sentence.index,
+                section=sentence.section,
+                original=sentence.text,
+                current=decision.after_text if decision else sentence.text,
+                state=STATES[decision.action] if decision else "unchanged",
+                decision=decision,
+                flag=flag,
+                history=history.get(sentence.pk, []),
+                history_count=states[sentence.pk].decision_count if sentence.pk in states else 0,
+                notes=[] if flag else removed_notes(unflagged.get(sentence.index, [])),
+            )
+        )
 
     titles = derivation.section_titles(report.text)
     sections: list[SectionView] = []
     for view in views:
         if not sections or sections[-1].name != view.section:
-            sections.append(SectionView(view.section, titles.get(view.section) or view.section.upper(), []))
+            sections.append(
+                SectionView(view.section, titles.get(view.section) or view.section.upper(), [])
+            )
         sections[-1].sentences.append(view)
 
     replacements = {v.index: v.current for v in views if v.decision is not None}
     return ReviewState(
-        study=study, report=report, version=study.review_version, sections=sections, sentences=views,
-        flags=flags, decisions=decisions, undoable=undoable, signoffs=signoffs,
+        study=study,
+        report=report,
+        version=study.review_version,
+        sections=sections,
+        sentences=views,
+        flags=flags,
+        decisions=decisions,
+        undoable=undoable,
+        signoffs=signoffs,
         final_text=derivation.final_text(report.text, sentences, replacements),
         final_sections=derivation.final_sections(sentences, replacements, titles),
         effective_ids=sorted(d.id for d in effective.values()),
-        report_warning=report_warning(study, detections), reviewable=reviewable,
+        report_warning=report_warning(study, detections),
+        reviewable=reviewable,
         decision_count=decision_count,
     )
 
@@ -481,7 +538,10 @@ def review_prefetches() -> list:
     """What ``study_with_everything`` prefetches for ``review_state``."""
     # Not the decisions: review_state reads the state table and a bounded part of the history.
     return [
-        Prefetch("signoffs", queryset=SignOff.objects.select_related("signer", "report").order_by("version")),
+        Prefetch(
+            "signoffs",
+            queryset=SignOff.objects.select_related("signer", "report").order_by("version"),
+        ),
     ]
 
 
@@ -490,7 +550,9 @@ def detection_prefetch() -> Prefetch:
 
 
 def signoff_for(study: Study, version: int) -> SignOff:
-    return SignOff.objects.select_related("report", "signer", "study").get(study=study, version=version)
+    return SignOff.objects.select_related("report", "signer", "study").get(
+        study=study, version=version
+    )
 
 
 def as_worker_detection(row: Detection) -> types.Detection:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from django.db import transaction
 from django.db.models import F
@@ -50,7 +50,8 @@ class StaleVersion(ReviewError):
         who = f" ({latest})" if latest else ""
         super().__init__(
             "Someone else changed this review while you were looking at it" + who + ". "
-            "Your action was not saved; the report below is up to date, so check it and decide again."
+            "Your action was not saved; the report below is up to date, so check it and "
+            "decide again."
         )
         self.seen, self.current, self.latest = seen, current, latest
 
@@ -80,7 +81,9 @@ def _parse_version(version) -> int:
 
 def _claim_version(study: Study, seen: int) -> int:
     """Bump the study's review version if it is still ``seen``; else raise ``StaleVersion``."""
-    won = Study.objects.filter(pk=study.pk, review_version=seen).update(review_version=F("review_version") + 1)
+    won = Study.objects.filter(pk=study.pk, review_version=seen).update(
+        review_version=F("review_version") + 1
+    )
     if not won:
         current = Study.objects.values_list("review_version", flat=True).get(pk=study.pk)
         raise StaleVersion(seen, current, latest_change(study, current))
@@ -89,10 +92,18 @@ def _claim_version(study: Study, seen: int) -> int:
 
 def latest_change(study: Study, current: int) -> str:
     """Who made the change that moved the study to ``current``, in words."""
-    decision = Decision.objects.filter(study=study, study_version=current - 1).select_related("user").first()
+    decision = (
+        Decision.objects.filter(study=study, study_version=current - 1)
+        .select_related("user")
+        .first()
+    )
     if decision is not None:
         return f"{decision.get_action_display().lower()} by {decision.user.get_username()}"
-    signoff = SignOff.objects.filter(study=study, study_version=current - 1).select_related("signer").first()
+    signoff = (
+        SignOff.objects.filter(study=study, study_version=current - 1)
+        .select_related("signer")
+        .first()
+    )
     if signoff is not None:
         return f"signed version {signoff.version} by {signoff.signer.get_username()}"
     return ""
@@ -147,7 +158,9 @@ def decide(study: Study, user, *, action: str, sentence_index, version, detectio
         else:
             after = " ".join(clean_report_text(text if isinstance(text, str) else "").split())
             if not is_readable(after):
-                raise ReviewError("Type the corrected sentence (to remove a flagged sentence, accept its flag).")
+                raise ReviewError(
+                    "Type the corrected sentence (to remove a flagged sentence, accept its flag)."
+                )
             if len(after) > MAX_SENTENCE_CHARS:
                 raise ReviewError(f"A sentence may have at most {MAX_SENTENCE_CHARS} characters.")
             if after == before:
@@ -196,10 +209,19 @@ def undo_last(study: Study, user, *, version) -> Outcome:
             raise ReviewError("There is no decision to undo.")
         previous = (state_table.effective_for(target.sentence_id, excluding=target.pk)
                     if target.sentence_id else None)
-        after = previous.after_text if previous else (target.sentence.text if target.sentence else "")
+        after = (
+            previous.after_text if previous else (target.sentence.text if target.sentence else "")
+        )
         decision = Decision.objects.create(
-            study=study, sentence=target.sentence, detection=target.detection, action=Decision.Action.UNDO,
-            before_text=target.after_text, after_text=after, undoes=target, user=user, study_version=seen,
+            study=study,
+            sentence=target.sentence,
+            detection=target.detection,
+            action=Decision.Action.UNDO,
+            before_text=target.after_text,
+            after_text=after,
+            undoes=target,
+            user=user,
+            study_version=seen,
         )
         state_table.record(decision, effective=previous)
         if study.status == Study.Status.SIGNED:
@@ -254,17 +276,26 @@ def sign(study: Study, user, *, version, password: str = "", attested: bool = Fa
         if not state.final_text.strip():
             raise ReviewError("The final report would be empty.")
         if not state.unsigned_changes:
-            raise ReviewError(f"Version {state.latest_signoff.version} already has exactly this text.")
+            raise ReviewError(
+                f"Version {state.latest_signoff.version} already has exactly this text."
+            )
         number = (state.latest_signoff.version if state.latest_signoff else 0) + 1
         report = Report.objects.create(
             study=study, kind=Report.Kind.FINAL, text=state.final_text,
             source=f"signed version {number}", created_by=user,
         )
         signoff = SignOff.objects.create(
-            study=study, version=number, report=report, signer=user, decision_ids=state.effective_ids,
+            study=study,
+            version=number,
+            report=report,
+            signer=user,
+            decision_ids=state.effective_ids,
             sha256=hashlib.sha256(state.final_text.encode("utf-8")).hexdigest(),
-            sections=[s.as_dict() for s in state.final_sections], study_version=seen,
-            attestation=ATTESTATION, signer_name=name, signer_role=role,
+            sections=[s.as_dict() for s in state.final_sections],
+            study_version=seen,
+            attestation=ATTESTATION,
+            signer_name=name,
+            signer_role=role,
         )
         Study.objects.filter(pk=study.pk).update(status=Study.Status.SIGNED)
         delivery.queue_for(signoff)
@@ -287,8 +318,12 @@ def export(signoff: SignOff, fmt: str, user) -> tuple[bytes, str, str]:
     if builder is None:
         raise ReviewError(f"Unknown export format {fmt!r}.")
     if hashlib.sha256(signoff.report.text.encode("utf-8")).hexdigest() != signoff.sha256:
-        logger.error("study %s: signed version %s fails its hash check", signoff.study_id, signoff.version)
-        raise IntegrityFailure("The signed text does not match its signature hash; it cannot be exported.")
+        logger.error(
+            "study %s: signed version %s fails its hash check", signoff.study_id, signoff.version
+        )
+        raise IntegrityFailure(
+            "The signed text does not match its signature hash; it cannot be exported."
+        )
     content = builder.build(signoff)
     record_event("report_exported", actor=user, study=signoff.study, detail={
         "version": signoff.version, "format": fmt, "bytes": len(content),
@@ -309,10 +344,20 @@ def store_detections(report: Report, detections: Iterable[types.Detection], *,
     sentences = {s.index: s for s in report.sentences.all()}
     rows = Detection.objects.bulk_create(
         Detection(
-            report=report, sentence=sentences.get(d.sentence_index), sentence_index=d.sentence_index,
-            start=d.start, end=d.end, detector=d.detector, explanation=d.explanation, harm=d.harm.value,
-            confidence=d.confidence, evidence=d.evidence, suggestion=d.suggestion, flagged=flagged,
-            prompt_version=d.prompt_version or "", model_name=d.model or "",
+            report=report,
+            sentence=sentences.get(d.sentence_index),
+            sentence_index=d.sentence_index,
+            start=d.start,
+            end=d.end,
+            detector=d.detector,
+            explanation=d.explanation,
+            harm=d.harm.value,
+            confidence=d.confidence,
+            evidence=d.evidence,
+            suggestion=d.suggestion,
+            flagged=flagged,
+            prompt_version=d.prompt_version or "",
+            model_name=d.model or "",
         )
         for d in detections
     )

@@ -1,4 +1,6 @@
-"""A signed (final) report's text never changes: sign-off creates it, nothing edits or deletes it."""
+"""A signed (final) report's text never changes: sign-off creates it, nothing edits or
+deletes it."""
+
 from radreview.studies.models import Report
 
 

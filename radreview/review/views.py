@@ -33,7 +33,9 @@ def poll_seconds() -> int:
     return getattr(settings, "REVIEW_POLL_SECONDS", 5)
 
 
-def review_context(request, study: Study, state: selectors.ReviewState | None = None, **extra) -> dict:
+def review_context(
+    request, study: Study, state: selectors.ReviewState | None = None, **extra
+) -> dict:
     """What ``review/_review.html`` needs; shared with the study page."""
     state = state or selectors.review_state(study)
     return {
@@ -85,8 +87,13 @@ def decide(request, pk: int):
 
     def action():
         outcome = services.decide(
-            Study(pk=pk), request.user, action=data.get("action", ""), sentence_index=data.get("sentence"),
-            version=data.get("version"), detection_id=data.get("detection") or None, text=data.get("text"),
+            Study(pk=pk),
+            request.user,
+            action=data.get("action", ""),
+            sentence_index=data.get("sentence"),
+            version=data.get("version"),
+            detection_id=data.get("detection") or None,
+            text=data.get("text"),
         )
         return ACTION_DONE[outcome.decision.action].format(n=outcome.decision.sentence.index + 1)
 
@@ -96,7 +103,9 @@ def decide(request, pk: int):
 @require_POST
 def undo(request, pk: int):
     def action():
-        outcome = services.undo_last(Study(pk=pk), request.user, version=request.POST.get("version"))
+        outcome = services.undo_last(
+            Study(pk=pk), request.user, version=request.POST.get("version")
+        )
         undone = outcome.decision.undoes
         where = f" on sentence {undone.sentence.index + 1}" if undone.sentence else ""
         return f"Undid the {undone.get_action_display().lower()}{where}."

@@ -12,8 +12,7 @@ from radreview.jobs.models import Job
 
 from . import selectors
 from .models import Image, Report, Sentence, Study
-from .services.upload import (StorageFull, UploadRejected, UploadRequest,
-                              create_studies_once)
+from .services.upload import StorageFull, UploadRejected, UploadRequest, create_studies_once
 from .upload_limits import OVERSIZE_ATTRIBUTE
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
@@ -36,7 +35,17 @@ class ImageSerializer(serializers.ModelSerializer):
 class SentenceSerializer(serializers.ModelSerializer):
     class Meta:
         model = Sentence
-        fields = ["index", "text", "start", "end", "section", "category", "findings", "support", "support_n"]
+        fields = [
+            "index",
+            "text",
+            "start",
+            "end",
+            "section",
+            "category",
+            "findings",
+            "support",
+            "support_n",
+        ]
 
 
 class ReportSerializer(serializers.ModelSerializer):
@@ -44,7 +53,16 @@ class ReportSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Report
-        fields = ["id", "kind", "text", "source", "temperature", "sample_index", "created_at", "sentences"]
+        fields = [
+            "id",
+            "kind",
+            "text",
+            "source",
+            "temperature",
+            "sample_index",
+            "created_at",
+            "sentences",
+        ]
 
 
 class StudySummarySerializer(serializers.ModelSerializer):
@@ -52,7 +70,15 @@ class StudySummarySerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Study
-        fields = ["id", "status", "created_at", "description", "study_instance_uid", "has_prior", "jobs"]
+        fields = [
+            "id",
+            "status",
+            "created_at",
+            "description",
+            "study_instance_uid",
+            "has_prior",
+            "jobs",
+        ]
 
 
 class StudyDetailSerializer(StudySummarySerializer):
@@ -67,19 +93,34 @@ class StudyDetailSerializer(StudySummarySerializer):
 
 
 class UploadSerializer(serializers.Serializer):
-    files = serializers.ListField(child=serializers.FileField(allow_empty_file=True), required=False, default=list)
-    report_text = serializers.CharField(required=False, allow_blank=True, default="", trim_whitespace=False)
+    files = serializers.ListField(
+        child=serializers.FileField(allow_empty_file=True), required=False, default=list
+    )
+    report_text = serializers.CharField(
+        required=False, allow_blank=True, default="", trim_whitespace=False
+    )
     has_prior = serializers.BooleanField(required=False, default=False)
     # A candidate and its samples made by a generator outside RadReview (docs/radflag.md):
     # the samples as repeated ``samples`` fields, or pasted JSON (``samples_text``), or a file.
-    candidate_text = serializers.CharField(required=False, allow_blank=True, default="", trim_whitespace=False)
+    candidate_text = serializers.CharField(
+        required=False, allow_blank=True, default="", trim_whitespace=False
+    )
     samples = serializers.ListField(
-        child=serializers.CharField(allow_blank=True, trim_whitespace=False), required=False, default=list)
-    samples_text = serializers.CharField(required=False, allow_blank=True, default="", trim_whitespace=False)
-    samples_file = serializers.FileField(required=False, allow_null=True, default=None, allow_empty_file=True)
+        child=serializers.CharField(allow_blank=True, trim_whitespace=False),
+        required=False,
+        default=list,
+    )
+    samples_text = serializers.CharField(
+        required=False, allow_blank=True, default="", trim_whitespace=False
+    )
+    samples_file = serializers.FileField(
+        required=False, allow_null=True, default=None, allow_empty_file=True
+    )
     candidate_temperature = serializers.FloatField(required=False, allow_null=True, default=None)
     sample_temperature = serializers.FloatField(required=False, allow_null=True, default=None)
-    generator_name = serializers.CharField(required=False, allow_blank=True, default="", max_length=200)
+    generator_name = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=200
+    )
 
 
 class StudyViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin,

@@ -29,8 +29,12 @@ class UploadForm(forms.Form):
         help_text="DICOM files of one study, PNG/JPEG images, and/or a .txt report.",
     )
     report_text = forms.CharField(
-        required=False, label="Report", strip=False, widget=forms.Textarea(attrs={"rows": 10}),
-        help_text="Paste the report here if you have no file for it. Leave empty to have one drafted.",
+        required=False,
+        label="Report",
+        strip=False,
+        widget=forms.Textarea(attrs={"rows": 10}),
+        help_text="Paste the report here if you have no file for it. "
+                  "Leave empty to have one drafted.",
     )
     has_prior = forms.BooleanField(
         required=False, label="A prior exam is available for comparison",

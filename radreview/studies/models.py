@@ -16,7 +16,9 @@ class Study(models.Model):
     uploaded_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="uploaded_studies"
     )
-    status = models.CharField(max_length=20, choices=Status.choices, default=Status.QUEUED, db_index=True)
+    status = models.CharField(
+        max_length=20, choices=Status.choices, default=Status.QUEUED, db_index=True
+    )
     # The comparative-language detector needs to know whether a prior exam exists to compare with.
     has_prior = models.BooleanField(default=False)
 

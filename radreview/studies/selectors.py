@@ -124,11 +124,17 @@ def failure_reason(study: Study) -> str:
 def study_with_everything(pk: int) -> Study:
     """A study with what its page shows, the review included, in a fixed number of queries."""
     sentences = Prefetch("sentences", queryset=Sentence.objects.order_by("index"))
-    reports = Prefetch("reports", queryset=Report.objects.prefetch_related(sentences, review.detection_prefetch()))
+    reports = Prefetch(
+        "reports", queryset=Report.objects.prefetch_related(sentences, review.detection_prefetch())
+    )
     return (
         Study.objects.select_related("uploaded_by")
-        .prefetch_related("images", reports, Prefetch("jobs", queryset=Job.objects.order_by("order")),
-                          *review.review_prefetches())
+        .prefetch_related(
+            "images",
+            reports,
+            Prefetch("jobs", queryset=Job.objects.order_by("order")),
+            *review.review_prefetches(),
+        )
         .get(pk=pk)
     )
 

@@ -17,7 +17,8 @@ def media_path(relative: str) -> Path:
 
 
 def write_media_atomically(relative: str, data: bytes) -> str:
-    """Write ``data`` to MEDIA_ROOT/relative via a temporary file and a rename; return ``relative``."""
+    """Write ``data`` to MEDIA_ROOT/relative via a temporary file and a rename; return
+    ``relative``."""
     target = media_path(relative)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".partial-")

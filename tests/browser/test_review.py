@@ -12,9 +12,8 @@ from playwright.sync_api import expect
 from radreview.review.models import Decision, SignOff
 from radreview.studies.models import Study
 from tests import factories
-from tests.web.review import factories as rf
-
 from tests.support.dicom_study import make_dicom_review_study
+from tests.web.review import factories as rf
 
 from .conftest import log_in, sign_with_attestation
 
@@ -66,7 +65,9 @@ def test_review_with_the_keyboard_sign_and_export(page, live_server, tmp_path):
 
     page.keyboard.press("r")  # reject: the sentence stays
     expect(page.locator("#sentence-3 .decision-mark")).to_contain_text("flag rejected")
-    expect(page.locator("#sentence-3 .sentence")).to_have_text("A right upper lobe nodule measures 2 cm.")
+    expect(page.locator("#sentence-3 .sentence")).to_have_text(
+        "A right upper lobe nodule measures 2 cm."
+    )
 
     expect(page.locator("#panel-6")).to_be_visible()
     page.keyboard.press("e")  # edit inline; typing (with a, r, e, u in it) decides nothing
@@ -76,7 +77,9 @@ def test_review_with_the_keyboard_sign_and_export(page, live_server, tmp_path):
     page.keyboard.type("No prior exam is available for comparison.")
     assert Decision.objects.count() == 2
     page.keyboard.press("Enter")
-    expect(page.locator("#sentence-6 .sentence")).to_have_text("No prior exam is available for comparison.")
+    expect(page.locator("#sentence-6 .sentence")).to_have_text(
+        "No prior exam is available for comparison."
+    )
     expect(page.locator("#sentence-6 del.was")).to_have_text("Unchanged from prior.")
 
     page.keyboard.press("u")  # undo the edit
@@ -108,12 +111,17 @@ def test_review_with_the_keyboard_sign_and_export(page, live_server, tmp_path):
     assert downloads["txt"].decode().startswith(signoff.report.text)
     fhir = DiagnosticReport.model_validate_json(downloads["fhir"])
     assert fhir.status == "final" and fhir.presentedForm[0].data.decode() == signoff.report.text
-    assert json.loads(downloads["fhir"])["conclusion"] == "Small left pleural effusion. No pneumothorax."
+    assert (
+        json.loads(downloads["fhir"])["conclusion"]
+        == "Small left pleural effusion. No pneumothorax."
+    )
     sr = pydicom.dcmread(io.BytesIO(downloads["sr"]))
     assert sr.StudyInstanceUID == rf.STUDY_UID and sr.Modality == "SR"
 
 
-def test_a_second_reviewers_decision_shows_up_and_a_stale_one_conflicts(page, browser, live_server, fast_poll):
+def test_a_second_reviewers_decision_shows_up_and_a_stale_one_conflicts(
+    page, browser, live_server, fast_poll
+):
     study = rf.make_review_study()
     log_in(page, live_server, factories.make_user(username="dr-first"))
     open_study(page, live_server, study)
@@ -140,8 +148,12 @@ def test_a_second_reviewers_decision_shows_up_and_a_stale_one_conflicts(page, br
         page.keyboard.press("a")
         expect(page.locator("#review-message")).to_contain_text("not saved")
         expect(page.locator("#review-message")).to_contain_text("dr-second")
-        expect(page.locator("#sentence-6 .decision-mark")).to_contain_text("flag rejected")  # refreshed
-        expect(page.locator("#sentence-2 .sentence")).to_have_text("There is a small left pleural effusion.")
+        expect(page.locator("#sentence-6 .decision-mark")).to_contain_text(
+            "flag rejected"
+        )  # refreshed
+        expect(page.locator("#sentence-2 .sentence")).to_have_text(
+            "There is a small left pleural effusion."
+        )
         assert Decision.objects.count() == 2
 
         page.keyboard.press("a")  # on the refreshed version the same decision goes through

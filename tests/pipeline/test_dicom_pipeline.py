@@ -20,19 +20,28 @@ REPORT = "FINDINGS: No pneumothorax. Heart size is normal.\nIMPRESSION: No acute
 
 
 def finished(study_id):
-    return Study.objects.filter(pk=study_id, status__in=[Study.Status.READY, Study.Status.FAILED]).first()
+    return Study.objects.filter(
+        pk=study_id, status__in=[Study.Status.READY, Study.Status.FAILED]
+    ).first()
 
 
 def test_monochrome1_and_monochrome2_studies_get_matching_previews(celery_worker, api_client):
     density = dicom.chest_phantom(seed=5, rows=256, cols=256)
     files = [
-        SimpleUploadedFile(f"{name}.dcm", dicom.make_dicom(density=density, photometric=name, study_uid="1.2.3.9"))
+        SimpleUploadedFile(
+            f"{name}.dcm", dicom.make_dicom(density=density, photometric=name, study_uid="1.2.3.9")
+        )
         for name in ("MONOCHROME1", "MONOCHROME2")
     ]
-    response = api_client.post("/api/studies/", {"files": files, "report_text": REPORT}, format="multipart")
+    response = api_client.post(
+        "/api/studies/", {"files": files, "report_text": REPORT}, format="multipart"
+    )
     assert response.status_code == 201, response.content
-    study = wait_for(lambda: finished(response.json()["studies"][0]["id"]), message="the study to finish",
-                     details=celery_worker.log)
+    study = wait_for(
+        lambda: finished(response.json()["studies"][0]["id"]),
+        message="the study to finish",
+        details=celery_worker.log,
+    )
     assert study.status == Study.Status.READY, celery_worker.log()
 
     previews = []
@@ -48,40 +57,69 @@ def test_monochrome1_and_monochrome2_studies_get_matching_previews(celery_worker
     assert study.reports.get().sentences.count() == 3
 
 
-def test_a_worker_killed_mid_stage_loses_nothing_and_runs_no_stage_twice(transactional_db, api_client):
+def test_a_worker_killed_mid_stage_loses_nothing_and_runs_no_stage_twice(
+    transactional_db, api_client
+):
     pixels = dicom.stored_values(dicom.chest_phantom(seed=1, rows=2048, cols=2048), bits=12)
     files = [
-        SimpleUploadedFile(f"view-{i}.dcm", dicom.make_dicom(pixels=pixels, rows=2048, cols=2048,
-                                                           compress="jpeg2000", study_uid="1.2.3.10"))
+        SimpleUploadedFile(
+            f"view-{i}.dcm",
+            dicom.make_dicom(
+                pixels=pixels, rows=2048, cols=2048, compress="jpeg2000", study_uid="1.2.3.10"
+            ),
+        )
         for i in range(24)
     ]
-    response = api_client.post("/api/studies/", {"files": files, "report_text": REPORT}, format="multipart")
+    response = api_client.post(
+        "/api/studies/", {"files": files, "report_text": REPORT}, format="multipart"
+    )
     assert response.status_code == 201, response.content
     study_id = response.json()["studies"][0]["id"]
 
     first = WorkerProcess("first")
     first.start()
     try:
-        wait_for(lambda: Job.objects.filter(study_id=study_id, stage="ingest", state=Job.State.RUNNING,
-                                            progress__gt=0).exists(),
-                 message="the ingest stage to be under way", interval=0.05)
+        wait_for(
+            lambda: Job.objects.filter(
+                study_id=study_id, stage="ingest", state=Job.State.RUNNING, progress__gt=0
+            ).exists(),
+            message="the ingest stage to be under way",
+            interval=0.05,
+        )
     finally:
         first.kill()
     ingest = Job.objects.get(study_id=study_id, stage="ingest")
-    assert ingest.state == Job.State.RUNNING and ingest.progress < 1.0, "the kill came too late to test anything"
+    assert ingest.state == Job.State.RUNNING and ingest.progress < 1.0, (
+        "the kill came too late to test anything"
+    )
 
     second = WorkerProcess("second")
     second.start()
     try:
-        study = wait_for(lambda: finished(study_id), message="the study to finish after the restart",
-                         details=lambda: f"jobs: {list(Job.objects.filter(study_id=study_id).values())}\n{second.log()}")
+        study = wait_for(
+            lambda: finished(study_id),
+            message="the study to finish after the restart",
+            details=lambda: (
+                f"jobs: {list(Job.objects.filter(study_id=study_id).values())}\n{second.log()}"
+            ),
+        )
     finally:
         second.stop()
     assert study.status == Study.Status.READY, second.log()
 
     ingest.refresh_from_db()
     assert ingest.state == Job.State.DONE and ingest.attempts == 2
-    assert AuditEvent.objects.filter(study=study, action="stage_requeued", detail__stage="ingest").count() == 1
+    assert (
+        AuditEvent.objects.filter(
+            study=study, action="stage_requeued", detail__stage="ingest"
+        ).count()
+        == 1
+    )
     for stage in ("ingest", "parse_report"):
-        assert AuditEvent.objects.filter(study=study, action="stage_done", detail__stage=stage).count() == 1
-    assert all(image.preview and Path(media_path(image.preview)).exists() for image in study.images.all())
+        assert (
+            AuditEvent.objects.filter(study=study, action="stage_done", detail__stage=stage).count()
+            == 1
+        )
+    assert all(
+        image.preview and Path(media_path(image.preview)).exists() for image in study.images.all()
+    )

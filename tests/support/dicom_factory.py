@@ -22,6 +22,9 @@ from pydicom import Dataset, FileMetaDataset
 from pydicom.encaps import encapsulate, generate_frames
 from pydicom.sequence import Sequence
 from pydicom.uid import (
+    MPEG4HP41,
+    PYDICOM_IMPLEMENTATION_UID,
+    UID,
     BasicTextSRStorage,
     ComputedRadiographyImageStorage,
     DigitalXRayImageStorageForPresentation,
@@ -30,10 +33,7 @@ from pydicom.uid import (
     JPEG2000Lossless,
     JPEGBaseline8Bit,
     JPEGLSLossless,
-    MPEG4HP41,
-    PYDICOM_IMPLEMENTATION_UID,
     RLELossless,
-    UID,
     SecondaryCaptureImageStorage,
     generate_uid,
 )

@@ -88,8 +88,13 @@ def build_vlm(folder: Path, *, seed: int = 0) -> Path:
     """A tiny LLaVA: a two-layer CLIP vision tower (32 px, 8 px patches) + the tiny LLaMA,
     with a LlavaProcessor (CLIP image processor + tokenizer + chat template)."""
     import torch
-    from transformers import (CLIPImageProcessor, CLIPVisionConfig, LlavaConfig,
-                              LlavaForConditionalGeneration, LlavaProcessor)
+    from transformers import (
+        CLIPImageProcessor,
+        CLIPVisionConfig,
+        LlavaConfig,
+        LlavaForConditionalGeneration,
+        LlavaProcessor,
+    )
 
     tokenizer = build_tokenizer()
     image_processor = CLIPImageProcessor(size={"shortest_edge": 32},

@@ -24,7 +24,8 @@ def all_paths(resolver=None, prefix=""):
             path = re.sub(r"<(?:\w+:)?\w+>", "x", path)
             path = path.replace("^", "").replace("$", "").replace("\\", "")
             if "(" in path or "?" in path:
-                continue  # regex patterns the admin and DRF formats add; covered by their base paths
+                # regex patterns the admin and DRF formats add; covered by their base paths
+                continue
             yield "/" + path
 
 
@@ -56,10 +57,16 @@ def test_radiologist_cannot_reach_the_admin_area(radiologist_client):
 
 def test_admin_manages_users_in_the_admin_area(admin_client_):
     assert admin_client_.get("/admin/accounts/user/").status_code == 200
-    response = admin_client_.post("/admin/accounts/user/add/", {
-        "username": "new-reader", "password1": "a-long-pass-phrase", "password2": "a-long-pass-phrase",
-        "role": User.Role.RADIOLOGIST, "usable_password": "true",
-    })
+    response = admin_client_.post(
+        "/admin/accounts/user/add/",
+        {
+            "username": "new-reader",
+            "password1": "a-long-pass-phrase",
+            "password2": "a-long-pass-phrase",
+            "role": User.Role.RADIOLOGIST,
+            "usable_password": "true",
+        },
+    )
     assert response.status_code == 302, response.content[:2000]
     assert User.objects.get(username="new-reader").role == User.Role.RADIOLOGIST
 
@@ -73,7 +80,9 @@ def test_api_accepts_a_token_and_refuses_without(client, api_client):
 @pytest.mark.django_db
 def test_api_token_is_issued_for_valid_credentials(client):
     user = factories.make_user()
-    response = client.post("/api/auth/token/", {"username": user.username, "password": factories.PASSWORD})
+    response = client.post(
+        "/api/auth/token/", {"username": user.username, "password": factories.PASSWORD}
+    )
     assert response.status_code == 200 and response.json()["token"]
     bad = client.post("/api/auth/token/", {"username": user.username, "password": "wrong"})
     assert bad.status_code == 400

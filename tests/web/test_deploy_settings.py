@@ -10,7 +10,9 @@ ROOT = Path(__file__).resolve().parents[2]
 def run_manage(*args, tmp_path, **env):
     environment = {key: value for key, value in os.environ.items()
                    if not key.startswith(("RADREVIEW_", "DJANGO_", "DATABASE_URL", "CELERY_"))}
-    environment.update(DJANGO_SETTINGS_MODULE="radreview.settings", RADREVIEW_DATA_DIR=str(tmp_path), **env)
+    environment.update(
+        DJANGO_SETTINGS_MODULE="radreview.settings", RADREVIEW_DATA_DIR=str(tmp_path), **env
+    )
     return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=environment,
                           capture_output=True, text=True, timeout=120)
 

@@ -12,8 +12,10 @@ from workers.pipeline import StudyInputs
 def test_label_reports_writes_labels_and_findings_per_report(tmp_path):
     source = tmp_path / "in.jsonl"
     source.write_text(
-        json.dumps({"id": "a", "report": "FINDINGS: Small left pleural effusion. No pneumothorax."}) + "\n"
-        + json.dumps({"id": "b", "findings": "Lungs are clear.", "impression": "No acute disease."}) + "\n"
+        json.dumps({"id": "a", "report": "FINDINGS: Small left pleural effusion. No pneumothorax."})
+        + "\n"
+        + json.dumps({"id": "b", "findings": "Lungs are clear.", "impression": "No acute disease."})
+        + "\n"
     )
     target = tmp_path / "out.jsonl"
     call_command("label_reports", "--input", str(source), "--output", str(target))
@@ -29,7 +31,9 @@ def test_label_reports_names_the_bad_line(tmp_path):
     source = tmp_path / "in.jsonl"
     source.write_text('{"id": "a", "report": "No effusion."}\n{not json\n')
     with pytest.raises((CommandError, SystemExit, ValueError), match="2"):
-        call_command("label_reports", "--input", str(source), "--output", str(tmp_path / "out.jsonl"))
+        call_command(
+            "label_reports", "--input", str(source), "--output", str(tmp_path / "out.jsonl")
+        )
 
 
 def parsed_study(text, capture_on_commit):
@@ -44,7 +48,9 @@ def parsed_study(text, capture_on_commit):
 
 
 @pytest.mark.django_db
-def test_the_study_page_shows_each_sentences_findings_on_demand(radiologist_client, django_capture_on_commit_callbacks, monkeypatch):
+def test_the_study_page_shows_each_sentences_findings_on_demand(
+    radiologist_client, django_capture_on_commit_callbacks, monkeypatch
+):
     monkeypatch.setattr(services, "send", lambda job_id, queue: None)
     study = parsed_study("FINDINGS: Small left pleural effusion. Heart size is normal.",
                          django_capture_on_commit_callbacks)

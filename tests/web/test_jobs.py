@@ -61,7 +61,9 @@ def test_only_one_claim_wins(sent, django_capture_on_commit_callbacks):
 
 
 @pytest.mark.django_db
-def test_a_run_stores_sentences_marks_done_and_the_study_ready(sent, django_capture_on_commit_callbacks):
+def test_a_run_stores_sentences_marks_done_and_the_study_ready(
+    sent, django_capture_on_commit_callbacks
+):
     study, job = report_study(django_capture_on_commit_callbacks)
     runner.run_job(job.pk)
     job.refresh_from_db()
@@ -76,19 +78,28 @@ def test_a_run_stores_sentences_marks_done_and_the_study_ready(sent, django_capt
     assert texts == ["Heart size is normal.", "No pleural effusion.", "No acute disease."]
     effusion = report.sentences.get(index=1)
     assert effusion.category == "Pleura"
-    assert {"observation": "pleural effusion", "status": "absent"}.items() <= effusion.findings[0].items()
+    assert {"observation": "pleural effusion", "status": "absent"}.items() <= effusion.findings[
+        0
+    ].items()
     for sentence in report.sentences.all():
         assert report.text[sentence.start:sentence.end] == sentence.text
     assert AuditEvent.objects.filter(action="stage_done", study=study).count() == study.jobs.count()
 
 
 @pytest.mark.django_db
-def test_a_duplicate_message_after_completion_changes_nothing(sent, django_capture_on_commit_callbacks):
+def test_a_duplicate_message_after_completion_changes_nothing(
+    sent, django_capture_on_commit_callbacks
+):
     study, job = report_study(django_capture_on_commit_callbacks)
     runner.run_job(job.pk)
     runner.run_job(job.pk)
     assert study.reports.get().sentences.count() == 3
-    assert AuditEvent.objects.filter(action="stage_done", study=study, detail__stage="parse_report").count() == 1
+    assert (
+        AuditEvent.objects.filter(
+            action="stage_done", study=study, detail__stage="parse_report"
+        ).count()
+        == 1
+    )
 
 
 @pytest.mark.django_db
@@ -105,7 +116,9 @@ def test_a_run_whose_claim_was_taken_over_is_not_stored(sent, django_capture_on_
 
 
 @pytest.mark.django_db
-def test_a_failing_stage_records_its_error_and_stops_the_pipeline(sent, django_capture_on_commit_callbacks):
+def test_a_failing_stage_records_its_error_and_stops_the_pipeline(
+    sent, django_capture_on_commit_callbacks
+):
     study, job = report_study(django_capture_on_commit_callbacks, with_report=False)
     runner.run_job(job.pk)  # no report row: loading the stage's input fails
     job.refresh_from_db()
@@ -114,7 +127,10 @@ def test_a_failing_stage_records_its_error_and_stops_the_pipeline(sent, django_c
     assert job.error == "This study has no report: none was uploaded and none was generated."
     assert "Traceback" in job.error_detail
     assert study.status == Study.Status.FAILED
-    assert study.jobs.exclude(pk=job.pk).filter(state=Job.State.PENDING).count() == study.jobs.count() - 1
+    assert (
+        study.jobs.exclude(pk=job.pk).filter(state=Job.State.PENDING).count()
+        == study.jobs.count() - 1
+    )
     assert AuditEvent.objects.filter(action="stage_failed", study=study).exists()
 
 
@@ -157,7 +173,9 @@ def test_recovery_leaves_live_and_fresh_claims_alone(sent, django_capture_on_com
 
 
 @pytest.mark.django_db
-def test_recovery_takes_over_jobs_whose_heartbeat_went_stale(sent, django_capture_on_commit_callbacks, settings):
+def test_recovery_takes_over_jobs_whose_heartbeat_went_stale(
+    sent, django_capture_on_commit_callbacks, settings
+):
     _, job = report_study(django_capture_on_commit_callbacks)
     runner.claim(job.pk)
     long_ago = timezone.now() - timezone.timedelta(seconds=settings.JOB_STALE_AFTER_SECONDS + 5)
@@ -168,7 +186,9 @@ def test_recovery_takes_over_jobs_whose_heartbeat_went_stale(sent, django_captur
 
 
 @pytest.mark.django_db
-def test_recovery_gives_up_after_too_many_lost_attempts(sent, django_capture_on_commit_callbacks, settings):
+def test_recovery_gives_up_after_too_many_lost_attempts(
+    sent, django_capture_on_commit_callbacks, settings
+):
     study, job = report_study(django_capture_on_commit_callbacks)
     runner.claim(job.pk)
     Job.objects.filter(pk=job.pk).update(

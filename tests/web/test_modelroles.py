@@ -16,7 +16,10 @@ def restore_roles(settings):
 
 
 def test_a_bad_role_setting_stops_start_up_naming_the_setting(settings, tmp_path):
-    settings.MODEL_ROLES = {**settings.MODEL_ROLES, "image_encoder": f"open_clip:{tmp_path}/missing"}
+    settings.MODEL_ROLES = {
+        **settings.MODEL_ROLES,
+        "image_encoder": f"open_clip:{tmp_path}/missing",
+    }
     with pytest.raises(ImproperlyConfigured, match="RADREVIEW_IMAGE_ENCODER"):
         apps.get_app_config("modelroles").ready()
 
@@ -28,14 +31,20 @@ def test_radiologists_cannot_see_the_model_roles_page(radiologist_client):
 
 def test_admin_sees_every_role_with_its_backend(admin_client_):
     page = admin_client_.get("/site/models/").content.decode()
-    for role, setting in [("llm", "RADREVIEW_LLM"), ("generator", "RADREVIEW_GENERATOR"),
-                          ("text_embedder", "RADREVIEW_TEXT_EMBEDDER"),
-                          ("image_encoder", "RADREVIEW_IMAGE_ENCODER"), ("extractor", "RADREVIEW_EXTRACTOR")]:
+    for role, setting in [
+        ("llm", "RADREVIEW_LLM"),
+        ("generator", "RADREVIEW_GENERATOR"),
+        ("text_embedder", "RADREVIEW_TEXT_EMBEDDER"),
+        ("image_encoder", "RADREVIEW_IMAGE_ENCODER"),
+        ("extractor", "RADREVIEW_EXTRACTOR"),
+    ]:
         assert f'data-role="{role}"' in page and setting in page
     assert "no learned weights" in page  # the built-in image descriptor says what it is
 
 
-def test_the_test_button_runs_a_probe_job_and_shows_its_latency(admin_client_, django_capture_on_commit_callbacks, monkeypatch):
+def test_the_test_button_runs_a_probe_job_and_shows_its_latency(
+    admin_client_, django_capture_on_commit_callbacks, monkeypatch
+):
     from radreview.jobs import services
 
     monkeypatch.setattr(services, "send", lambda job_id, queue: None)

@@ -46,7 +46,9 @@ def upload_page(client, files=(), report_text="", has_prior=False):
 
 
 def upload_api(api_client, files=(), report_text=""):
-    return api_client.post("/api/studies/", {"files": list(files), "report_text": report_text}, format="multipart")
+    return api_client.post(
+        "/api/studies/", {"files": list(files), "report_text": report_text}, format="multipart"
+    )
 
 
 # --- accepted uploads ----------------------------------------------------------------------
@@ -56,8 +58,12 @@ def test_dicom_study_with_a_report_creates_one_study_with_metadata_and_jobs(radi
     uid = "1.2.826.0.1.3680043.8.498.1"
     response = upload_page(
         radiologist_client,
-        [dcm("pa.dcm", study_uid=uid, view="PA"), dcm("lat.dcm", study_uid=uid, view="LATERAL", seed=3)],
-        REPORT, has_prior=True,
+        [
+            dcm("pa.dcm", study_uid=uid, view="PA"),
+            dcm("lat.dcm", study_uid=uid, view="LATERAL", seed=3),
+        ],
+        REPORT,
+        has_prior=True,
     )
     study = Study.objects.get()
     assert response.status_code == 302 and response["Location"] == f"/studies/{study.pk}/"
@@ -74,8 +80,13 @@ def test_dicom_study_with_a_report_creates_one_study_with_metadata_and_jobs(radi
 
 
 def test_files_of_two_studies_without_a_report_become_two_studies(radiologist_client):
-    upload_page(radiologist_client, [dcm(study_uid="1.2.3.4"), dcm("b.dcm", study_uid="1.2.3.5", seed=2)])
-    assert sorted(Study.objects.values_list("study_instance_uid", flat=True)) == ["1.2.3.4", "1.2.3.5"]
+    upload_page(
+        radiologist_client, [dcm(study_uid="1.2.3.4"), dcm("b.dcm", study_uid="1.2.3.5", seed=2)]
+    )
+    assert sorted(Study.objects.values_list("study_instance_uid", flat=True)) == [
+        "1.2.3.4",
+        "1.2.3.5",
+    ]
 
 
 def test_compressed_dicom_is_decoded_through_pylibjpeg(radiologist_client):
@@ -112,18 +123,48 @@ REFUSALS = {
     "nothing": (lambda: [], "", "Nothing to upload"),
     "blank report": (lambda: [], "   \n  ", "The report is empty"),
     "empty file": (lambda: [raw("empty.dcm", b"")], "", "the file is empty"),
-    "not an image": (lambda: [raw("scan.pdf", b"%PDF-1.4\n" + bytes(range(256)) * 40)], "", "scan.pdf"),
-    "truncated dicom": (lambda: [raw("t.dcm", dicom.make_malformed_dicom("truncated"))], "", "t.dcm"),
-    "garbage after the DICM marker": (lambda: [raw("g.dcm", dicom.make_malformed_dicom("bad_header"))], "", "g.dcm"),
-    "rows beyond the pixel data": (lambda: [raw("p.dcm", dicom.make_malformed_dicom("bad_pixels"))], "", "p.dcm"),
-    "corrupt compressed frame": (lambda: [raw("c.dcm", dicom.make_malformed_dicom("corrupt_frame"))], "", "c.dcm"),
-    "unsupported transfer syntax": (lambda: [raw("v.dcm", dicom.make_unsupported_transfer_syntax_dicom())], "", "MPEG-4"),
+    "not an image": (
+        lambda: [raw("scan.pdf", b"%PDF-1.4\n" + bytes(range(256)) * 40)],
+        "",
+        "scan.pdf",
+    ),
+    "truncated dicom": (
+        lambda: [raw("t.dcm", dicom.make_malformed_dicom("truncated"))],
+        "",
+        "t.dcm",
+    ),
+    "garbage after the DICM marker": (
+        lambda: [raw("g.dcm", dicom.make_malformed_dicom("bad_header"))],
+        "",
+        "g.dcm",
+    ),
+    "rows beyond the pixel data": (
+        lambda: [raw("p.dcm", dicom.make_malformed_dicom("bad_pixels"))],
+        "",
+        "p.dcm",
+    ),
+    "corrupt compressed frame": (
+        lambda: [raw("c.dcm", dicom.make_malformed_dicom("corrupt_frame"))],
+        "",
+        "c.dcm",
+    ),
+    "unsupported transfer syntax": (
+        lambda: [raw("v.dcm", dicom.make_unsupported_transfer_syntax_dicom())],
+        "",
+        "MPEG-4",
+    ),
     "DICOM without an image": (lambda: [raw("sr.dcm", dicom.make_sr_dicom())], "", "sr.dcm"),
     "the same file twice": (lambda: [raw("a.dcm", SAME), raw("b.dcm", SAME)], "", "appears twice"),
-    "a report with two studies": (lambda: [dcm(study_uid="1.2.3.4"), dcm("b.dcm", study_uid="1.2.3.5", seed=2)],
-                                  REPORT, "2 different studies"),
-    "a report both pasted and as a file": (lambda: [raw("r.txt", REPORT.encode(), "text/plain")], REPORT,
-                                           "either pasted or as a single .txt file"),
+    "a report with two studies": (
+        lambda: [dcm(study_uid="1.2.3.4"), dcm("b.dcm", study_uid="1.2.3.5", seed=2)],
+        REPORT,
+        "2 different studies",
+    ),
+    "a report both pasted and as a file": (
+        lambda: [raw("r.txt", REPORT.encode(), "text/plain")],
+        REPORT,
+        "either pasted or as a single .txt file",
+    ),
 }
 
 
@@ -184,7 +225,11 @@ def test_a_failure_while_saving_removes_files_already_written(radiologist_client
 
 def test_patient_identifiers_never_reach_the_log(radiologist_client, caplog):
     caplog.set_level("DEBUG")
-    upload_page(radiologist_client, [dcm(patient_name="Doe^Jane", patient_id="MRN-778899", accession="ACC-5566")], REPORT)
+    upload_page(
+        radiologist_client,
+        [dcm(patient_name="Doe^Jane", patient_id="MRN-778899", accession="ACC-5566")],
+        REPORT,
+    )
     assert Study.objects.count() == 1
     logged = caplog.text
     for identifier in ("Doe^Jane", "Doe", "MRN-778899", "ACC-5566"):

@@ -14,13 +14,39 @@ Use a role through the registry; never import a backend module directly::
 Importing this package loads no model and imports neither torch nor transformers; backends
 import their libraries when they load. docs/models.md describes the settings.
 """
-from .errors import (BackendConfigError, BackendError, BackendLoadError, BackendRequestError,
-                     StructuredOutputError)
-from .registry import (ProbeResult, RoleStatus, configure, configure_from_environ, describe,
-                       extractor, generator, get, image_encoder, is_configured, llm, probe, reset,
-                       text_embedder)
-from .roles import (BUILTIN_ENGINE_NAME, Extractor, Generator, ImageEncoder, ImageInput, Message,
-                    TextEmbedder, TextModel)
+from .errors import (
+                     BackendConfigError,
+                     BackendError,
+                     BackendLoadError,
+                     BackendRequestError,
+                     StructuredOutputError,
+)
+from .registry import (
+                     ProbeResult,
+                     RoleStatus,
+                     configure,
+                     configure_from_environ,
+                     describe,
+                     extractor,
+                     generator,
+                     get,
+                     image_encoder,
+                     is_configured,
+                     llm,
+                     probe,
+                     reset,
+                     text_embedder,
+)
+from .roles import (
+                     BUILTIN_ENGINE_NAME,
+                     Extractor,
+                     Generator,
+                     ImageEncoder,
+                     ImageInput,
+                     Message,
+                     TextEmbedder,
+                     TextModel,
+)
 from .spec import ROLES, BackendSpec, parse_spec, validate_specs
 
 __all__ = [

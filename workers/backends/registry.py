@@ -172,7 +172,12 @@ def configure(specs: Mapping[str, str | None], *,
         for role in ROLES:
             _entries[role] = _Entry()
     for spec in parsed.values():
-        log.log(logging.DEBUG if spec.is_builtin else logging.INFO, "%s = %s", spec.setting, spec.describe())
+        log.log(
+            logging.DEBUG if spec.is_builtin else logging.INFO,
+            "%s = %s",
+            spec.setting,
+            spec.describe(),
+        )
     return dict(parsed)
 
 

@@ -20,8 +20,8 @@ have a detection on the same sentence, so only those explanations are embedded.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 

@@ -13,8 +13,16 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from workers.combine.config import (EDIT, HARM_BELOW, JACCARD3, OMISSION, OMISSION_PATTERN,
-                                    PATTERN, RESTATES_SENTENCE, FilterRule)
+from workers.combine.config import (
+    EDIT,
+    HARM_BELOW,
+    JACCARD3,
+    OMISSION,
+    OMISSION_PATTERN,
+    PATTERN,
+    RESTATES_SENTENCE,
+    FilterRule,
+)
 from workers.types import Detection, Harm
 
 _WORD_RE = re.compile(r"[a-z0-9]+")

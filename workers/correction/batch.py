@@ -19,8 +19,8 @@ behind.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Callable, Iterable
 
 from workers.combine import CombinationConfig, combine
 from workers.correction.three_stage import DETECTOR as CORRECTION

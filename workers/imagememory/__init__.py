@@ -6,9 +6,22 @@ reports, key phrases and disease entities. Plain Python, no Django (docs/images.
     neighbours = memory.search(vectors, k=5)                      # per query: [Neighbour, ...]
 """
 from .build import LibraryImage, LibraryStudy, add_to_memory, describe_study, refresh_phrase_bank
-from .memory import (MEMORY_SUBDIR, REBUILD_HINT, EncoderInfo, EncoderMismatch, ImageMemory,
-                     ImageMemoryError, MemoryCorrupt, MemoryImage, MemoryStudy, Neighbour,
-                     cached_memory, memory_dir, memory_lock, read_summary)
+from .memory import (
+                     MEMORY_SUBDIR,
+                     REBUILD_HINT,
+                     EncoderInfo,
+                     EncoderMismatch,
+                     ImageMemory,
+                     ImageMemoryError,
+                     MemoryCorrupt,
+                     MemoryImage,
+                     MemoryStudy,
+                     Neighbour,
+                     cached_memory,
+                     memory_dir,
+                     memory_lock,
+                     read_summary,
+)
 from .query import QueryImage, embed, load_pixels, resolve
 
 __all__ = [

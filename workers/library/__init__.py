@@ -11,9 +11,13 @@
 radreview/library stores the records (``ReferenceStudy``) and the persisted FAISS index; the
 audit_reports command builds a ``TextLibrary`` from a file instead.
 """
-from workers.library.records import (LibraryReport, compose_report, normalise_text,
-                                     read_jsonl_reports)
 from workers.library.iu import IU_ARCHIVE_MEMBER, read_iu_archive
+from workers.library.records import (
+                                     LibraryReport,
+                                     compose_report,
+                                     normalise_text,
+                                     read_jsonl_reports,
+)
 
 __all__ = ["IU_ARCHIVE_MEMBER", "LibraryReport", "compose_report", "normalise_text",
            "read_iu_archive", "read_jsonl_reports"]

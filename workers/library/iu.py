@@ -13,8 +13,9 @@ import io
 import re
 import tarfile
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Iterator
+from typing import IO
 from xml.etree import ElementTree
 
 from workers.errors import WorkerError

@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator
 
 from workers.jsonl import JsonlError, numbered_jsonl
 from workers.nlp import parse_report

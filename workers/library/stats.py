@@ -17,8 +17,8 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from workers.nlp.polarity import Tokens, negation_count, signature
 

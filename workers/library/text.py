@@ -8,9 +8,8 @@ audited report's own external id.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable, Iterable
-
 
 from workers.library.stats import LibraryStats
 from workers.library.vectors import SentenceVectors, report_sentences, report_vectors

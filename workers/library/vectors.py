@@ -9,8 +9,8 @@ the persisted library index and the reports being audited, so their vectors are 
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Callable, Iterable
 
 import numpy as np
 

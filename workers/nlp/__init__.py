@@ -17,20 +17,28 @@ The public API (docs/nlp.md describes each function and its rules):
 
 Importing the package is cheap: spaCy and medspacy load on the first extraction.
 """
+from workers.nlp.batch import label_file
 from workers.nlp.categories import category_of, sentence_categories
 from workers.nlp.entailment import Entailment, entail
 from workers.nlp.findings import Finding, extract_findings, findings_by_sentence
 from workers.nlp.graph import (
-    Entity, Graph, Relation, extract_graph, graph_from_radgraph, graph_phrases,
+    Entity,
+    Graph,
+    Relation,
+    extract_graph,
+    graph_from_radgraph,
+    graph_phrases,
 )
 from workers.nlp.harm import harm_of
 from workers.nlp.labels import LABELS, chexpert_labels
 from workers.nlp.phrases import (
-    COMPARATIVE_TERMS, find_comparisons, key_phrases, remove_comparisons,
+    COMPARATIVE_TERMS,
+    find_comparisons,
+    key_phrases,
+    remove_comparisons,
 )
 from workers.nlp.radiographic import is_radiographic, out_of_domain_terms, radiographic_status
 from workers.nlp.sections import ParsedReport, Section, Sentence, parse_report
-from workers.nlp.batch import label_file
 
 __all__ = [
     "COMPARATIVE_TERMS", "Entailment", "Entity", "Finding", "Graph", "LABELS", "ParsedReport",

@@ -15,7 +15,12 @@ import re
 from workers.nlp.findings import Finding, findings_by_sentence, findings_tuple
 from workers.nlp.sections import ParsedReport, as_parsed
 from workers.nlp.vocabulary import (
-    CARDIOMEDIASTINAL, DEVICES, LUNGS, MUSCULOSKELETAL, OTHER, PLEURA,
+    CARDIOMEDIASTINAL,
+    DEVICES,
+    LUNGS,
+    MUSCULOSKELETAL,
+    OTHER,
+    PLEURA,
 )
 
 PRIORITY = (DEVICES, PLEURA, CARDIOMEDIASTINAL, MUSCULOSKELETAL, LUNGS, OTHER)

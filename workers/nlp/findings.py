@@ -29,10 +29,28 @@ from workers.nlp.harm import harm_of
 from workers.nlp.sections import IMAGE_SECTIONS as IMAGE_SECTIONS  # where callers look for it
 from workers.nlp.sections import ParsedReport, Sentence, as_parsed
 from workers.nlp.vocabulary import (
-    ACUTE_OBS, BONE_OBS, BORDERLINE_NORMAL_RE, CONCEPT_BY_GROUP, CONCEPT_BY_NAME, CONCEPT_RE,
-    GLOBAL_BONE_PHRASE, GLOBAL_BONE_RE, GLOBAL_NORMAL_PHRASE, GLOBAL_NORMAL_RE, LATERALITY_RE,
-    LOCATION_NAMES, LOCATION_RE, LUNG_SITES, NON_LUNG_SITES, NORMAL_BUT_INTACT_RE,
-    NORMAL_PREDICATE_RE, NORMAL_SUBJECTS, NOT_NORMAL_RE, SEVERITY_RE, comparison_cue, severity_of,
+    ACUTE_OBS,
+    BONE_OBS,
+    BORDERLINE_NORMAL_RE,
+    CONCEPT_BY_GROUP,
+    CONCEPT_BY_NAME,
+    CONCEPT_RE,
+    GLOBAL_BONE_PHRASE,
+    GLOBAL_BONE_RE,
+    GLOBAL_NORMAL_PHRASE,
+    GLOBAL_NORMAL_RE,
+    LATERALITY_RE,
+    LOCATION_NAMES,
+    LOCATION_RE,
+    LUNG_SITES,
+    NON_LUNG_SITES,
+    NORMAL_BUT_INTACT_RE,
+    NORMAL_PREDICATE_RE,
+    NORMAL_SUBJECTS,
+    NOT_NORMAL_RE,
+    SEVERITY_RE,
+    comparison_cue,
+    severity_of,
 )
 from workers.types import Harm
 

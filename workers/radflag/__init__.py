@@ -12,14 +12,40 @@
 
 docs/radflag.md describes the method, the defaults and the file formats.
 """
-from .calibration import (CalibrationInputError, CalibrationReport, CalibrationResult,
-                          CalibrationSentence, RawReport, adjusted_risk, calibrate,
-                          calibrate_lines, empirical_risk, prepare, read_file, read_lines,
-                          select_lambda1, select_lambda2)
-from .flags import (FlagOutcome, SentenceFlag, SentenceInfo, Thresholds, confidence_of,
-                    default_lambda1, flag_report, rescale)
-from .support import (SampleVerdict, SentenceSupport, SentenceToScore, judge_builtin,
-                      judge_sentences, score_support)
+from .calibration import (
+                          CalibrationInputError,
+                          CalibrationReport,
+                          CalibrationResult,
+                          CalibrationSentence,
+                          RawReport,
+                          adjusted_risk,
+                          calibrate,
+                          calibrate_lines,
+                          empirical_risk,
+                          prepare,
+                          read_file,
+                          read_lines,
+                          select_lambda1,
+                          select_lambda2,
+)
+from .flags import (
+                          FlagOutcome,
+                          SentenceFlag,
+                          SentenceInfo,
+                          Thresholds,
+                          confidence_of,
+                          default_lambda1,
+                          flag_report,
+                          rescale,
+)
+from .support import (
+                          SampleVerdict,
+                          SentenceSupport,
+                          SentenceToScore,
+                          judge_builtin,
+                          judge_sentences,
+                          score_support,
+)
 
 __all__ = [
     "CalibrationInputError", "CalibrationReport", "CalibrationResult", "CalibrationSentence",

@@ -24,8 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from workers.imagememory.memory import (EncoderMismatch, ImageMemoryError, cached_memory,
-                                        memory_dir)
+from workers.imagememory.memory import EncoderMismatch, ImageMemoryError, cached_memory, memory_dir
 
 GENERATOR_NAME = "builtin-retrieval-generator"
 EMPTY_MEMORY_MESSAGE = (

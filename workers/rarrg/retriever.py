@@ -214,7 +214,7 @@ def train(model, examples: list[TrainingExample], bank_vectors: np.ndarray, *, e
     losses: list[float] = []
     steps = epochs * max(1, math.ceil(len(examples) / batch_size))
     model.train()
-    for epoch in range(epochs):
+    for _epoch in range(epochs):
         order = rng.permutation(len(examples))
         for start in range(0, len(order), batch_size):
             batch = [examples[i] for i in order[start:start + batch_size]]

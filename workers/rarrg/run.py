@@ -39,12 +39,12 @@ class RarrgResult:
 
 def trained_retrieval(checkpoint: str, memory, vectors, threshold: float) -> PhraseRetrieval:
     """Phrases from the trained retriever (one forward pass per view, best score pooled)."""
-    from .retriever import load_checkpoint  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
     from .retrieval import pool_views, resolve_conflicts  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
+    from .retriever import load_checkpoint  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
 
     model = load_checkpoint(checkpoint)
     per_view = []
-    for view, vector in enumerate(vectors):
+    for vector in vectors:
         found = model.retrieve([vector[None, :]], memory.phrase_vectors, memory.phrases,
                                threshold=threshold)
         per_view.append({text: (score, ()) for text, score in found})

@@ -57,7 +57,11 @@ class VectorIndex:
 
     @property
     def kind(self) -> str:
-        return "hnsw" if isinstance(faiss.downcast_index(self._index.index), faiss.IndexHNSW) else "exact"
+        return (
+            "hnsw"
+            if isinstance(faiss.downcast_index(self._index.index), faiss.IndexHNSW)
+            else "exact"
+        )
 
     def __len__(self) -> int:
         return self._index.ntotal
@@ -69,7 +73,9 @@ class VectorIndex:
         ids = np.asarray(ids, dtype=np.int64)
         vectors = normalise(vectors)
         if vectors.shape != (len(ids), self.dim):
-            raise ValueError(f"expected {len(ids)} vectors of dimension {self.dim}, got {vectors.shape}")
+            raise ValueError(
+                f"expected {len(ids)} vectors of dimension {self.dim}, got {vectors.shape}"
+            )
         if len(ids) and np.isin(ids, self.ids()).any():
             raise ValueError("some ids are already in the index")
         if self.kind == "exact" and len(self) + len(ids) >= self.exact_below:
@@ -78,7 +84,11 @@ class VectorIndex:
 
     def _become_graph(self) -> None:
         existing_ids = self.ids()
-        existing = self._index.index.reconstruct_n(0, len(self)) if len(self) else np.zeros((0, self.dim), np.float32)
+        existing = (
+            self._index.index.reconstruct_n(0, len(self))
+            if len(self)
+            else np.zeros((0, self.dim), np.float32)
+        )
         self._index = self._graph()
         self._apply_search_params()
         if len(existing_ids):
@@ -87,7 +97,11 @@ class VectorIndex:
     def rebuild(self) -> None:
         """Rebuild from the stored vectors (e.g. after changing the HNSW parameters)."""
         ids = self.ids()
-        vectors = self._index.index.reconstruct_n(0, len(self)) if len(self) else np.zeros((0, self.dim), np.float32)
+        vectors = (
+            self._index.index.reconstruct_n(0, len(self))
+            if len(self)
+            else np.zeros((0, self.dim), np.float32)
+        )
         self._index = self._graph() if len(ids) >= self.exact_below else self._exact()
         self._apply_search_params()
         if len(ids):
@@ -100,7 +114,9 @@ class VectorIndex:
 
     # --- searching --------------------------------------------------------------------------
 
-    def search(self, queries: np.ndarray, k: int, exclude: set[int] | None = None) -> list[list[Hit]]:
+    def search(
+        self, queries: np.ndarray, k: int, exclude: set[int] | None = None
+    ) -> list[list[Hit]]:
         """The ``k`` nearest neighbours of each query, best first, never an excluded id."""
         if len(self) == 0 or k <= 0:
             return [[] for _ in range(len(np.atleast_2d(queries)))]
@@ -109,7 +125,11 @@ class VectorIndex:
         scores, ids = self._index.search(normalise(queries), wanted)
         results = []
         for row_scores, row_ids in zip(scores, ids):
-            hits = [Hit(int(i), float(s)) for s, i in zip(row_scores, row_ids) if i != -1 and int(i) not in exclude]
+            hits = [
+                Hit(int(i), float(s))
+                for s, i in zip(row_scores, row_ids)
+                if i != -1 and int(i) not in exclude
+            ]
             results.append(hits[:k])
         return results
 
@@ -129,7 +149,9 @@ class VectorIndex:
             raise
 
     @classmethod
-    def load(cls, path: str | Path, *, hnsw: HnswParams | None = None, exact_below: int = 20_000) -> VectorIndex:
+    def load(
+        cls, path: str | Path, *, hnsw: HnswParams | None = None, exact_below: int = 20_000
+    ) -> VectorIndex:
         index = faiss.read_index(str(path))
         return cls(index.d, hnsw=hnsw, exact_below=exact_below, index=index)
 

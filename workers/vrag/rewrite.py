@@ -103,7 +103,6 @@ def rewrite_report(report: str, corrections: dict[str, Correction],
 def _fill_empty_impression(text: str) -> str:
     """An impression left without a sentence says what the findings now amount to."""
     from workers.nlp import parse_report  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-
     from workers.rarrg.compose import impression_of  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
 
     parsed = parse_report(text)

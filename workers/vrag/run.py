@@ -3,15 +3,35 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from workers.imagememory import (EncoderMismatch, ImageMemoryError, QueryImage, cached_memory,
-                                 load_pixels, memory_dir, resolve)
+from workers.imagememory import (
+    EncoderMismatch,
+    ImageMemoryError,
+    QueryImage,
+    cached_memory,
+    load_pixels,
+    memory_dir,
+    resolve,
+)
 from workers.pipeline import Progress, StageError, no_progress
 from workers.types import Detection
 
-from .entities import (ABSENT, PRESENT, UNCERTAIN, extract_entities, question_for,
-                       shortest_library_subphrase, statement)
-from .probe import (Probe, builtin_answer, generator_probes, llm_probes, neighbour_evidence,
-                    says_word)
+from .entities import (
+    ABSENT,
+    PRESENT,
+    UNCERTAIN,
+    extract_entities,
+    question_for,
+    shortest_library_subphrase,
+    statement,
+)
+from .probe import (
+    Probe,
+    builtin_answer,
+    generator_probes,
+    llm_probes,
+    neighbour_evidence,
+    says_word,
+)
 from .rewrite import Correction, rewrite_report, rewrite_with_llm, suggestion_for
 
 DEFAULT_TOP_K = 5

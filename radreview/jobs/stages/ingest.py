@@ -1,9 +1,8 @@
 """Ingest stage: previews and thumbnails of a study's images."""
 from __future__ import annotations
 
-from workers import pipeline
-
 from radreview.studies.storage import write_media_atomically
+from workers import pipeline
 
 
 def load(job) -> list[pipeline.ImageToIngest]:

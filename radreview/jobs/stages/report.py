@@ -14,7 +14,9 @@ UNREAD_NOTE = ("No sentence of this report is in a section that describes the im
 def load(job) -> str:
     report = job.study.audited_report
     if report is None:
-        raise pipeline.StageError("This study has no report: none was uploaded and none was generated.")
+        raise pipeline.StageError(
+            "This study has no report: none was uploaded and none was generated."
+        )
     return report.text
 
 

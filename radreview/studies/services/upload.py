@@ -135,7 +135,9 @@ def _decode_report_file(upload) -> str:
             return raw.decode(encoding)
         except UnicodeDecodeError:
             continue
-    raise UploadRejected(f"{upload.name}: the report's text encoding could not be read (use UTF-8).")
+    raise UploadRejected(
+        f"{upload.name}: the report's text encoding could not be read (use UTF-8)."
+    )
 
 
 def _check_sizes(files: list) -> None:
@@ -153,7 +155,8 @@ def _check_sizes(files: list) -> None:
         total += upload.size
     if total > settings.MAX_UPLOAD_STUDY_BYTES:
         raise UploadRejected(
-            f"The upload is {_mb(total)}; the limit per study is {_mb(settings.MAX_UPLOAD_STUDY_BYTES)}."
+            f"The upload is {_mb(total)}; the limit per study is "
+            f"{_mb(settings.MAX_UPLOAD_STUDY_BYTES)}."
         )
 
 
@@ -232,10 +235,15 @@ def parse_samples(text: str, name: str = "Samples") -> list[str]:
         except json_limits.JSONRefused as exc:
             raise UploadRejected(f"{name}: {exc}.") from None
         except ValueError as exc:
-            raise UploadRejected(f"{name}: not a valid JSON list ({exc.msg}, line {exc.lineno}).") from None
+            raise UploadRejected(
+                f"{name}: not a valid JSON list ({exc.msg}, line {exc.lineno})."
+            ) from None
         if not isinstance(items, list):
             raise UploadRejected(f"{name}: expected a JSON list of sample texts.")
-        return [_sample_text(item, f"{name}, item {number}") for number, item in enumerate(items, start=1)]
+        return [
+            _sample_text(item, f"{name}, item {number}")
+            for number, item in enumerate(items, start=1)
+        ]
     samples = []
     for number, line in enumerate(stripped.split("\n"), start=1):
         if not line.strip():
@@ -266,8 +274,10 @@ def _collect_samples(request: UploadRequest) -> list[str] | None:
     if request.samples_file is not None:
         upload = request.samples_file
         if upload.size > settings.MAX_UPLOAD_FILE_BYTES:
-            raise UploadRejected(f"{upload.name}: the file is {_mb(upload.size)}; the limit per file "
-                                 f"is {_mb(settings.MAX_UPLOAD_FILE_BYTES)}.")
+            raise UploadRejected(
+                f"{upload.name}: the file is {_mb(upload.size)}; the limit per file "
+                f"is {_mb(settings.MAX_UPLOAD_FILE_BYTES)}."
+            )
         raw = upload.read()
         upload.seek(0)
         if b"\x00" in raw:
@@ -347,25 +357,32 @@ def check_upload(request: UploadRequest
         raise UploadRejected("Give either a report to audit, or a candidate with its samples made "
                              "elsewhere — not both.")
     if not images and not report_text and external is None:
-        if request.report_text or any(getattr(f, "name", "").endswith(".txt") for f in request.files):
+        if request.report_text or any(
+            getattr(f, "name", "").endswith(".txt") for f in request.files
+        ):
             raise UploadRejected("The report is empty.")
         raise UploadRejected("Nothing to upload: add DICOM files, PNG/JPEG images, or a report.")
 
     seen: set[str] = set()
     for image in images:
         if image.sha256 in seen:
-            raise UploadRejected(f"{image.upload.name}: the same file appears twice in this upload.")
+            raise UploadRejected(
+                f"{image.upload.name}: the same file appears twice in this upload."
+            )
         seen.add(image.sha256)
     _check_not_stored_yet(images)
 
     groups: dict[str, list[_CheckedImage]] = {}
     for image in images:
-        groups.setdefault(image.metadata.get("study_instance_uid", "") if image.kind == "dicom" else "", []).append(image)
+        groups.setdefault(
+            image.metadata.get("study_instance_uid", "") if image.kind == "dicom" else "", []
+        ).append(image)
     dicom_uids = [uid for uid in groups if uid]
     plain_images = "" in groups
     if len(dicom_uids) > 1 and (report_text or plain_images or external is not None):
         raise UploadRejected(
-            f"These DICOM files belong to {len(dicom_uids)} different studies; a report, samples or "
+            f"These DICOM files belong to {len(dicom_uids)} different studies; "
+            f"a report, samples or "
             "plain images can only go with one study. Upload each study separately."
         )
     if len(dicom_uids) == 1 and plain_images:
@@ -492,12 +509,18 @@ def _create_study(user, images: list[_CheckedImage], report_text: str, request: 
                    temperature=external.sample_temperature, sample_index=number, created_by=user)
             for number, text in enumerate(external.samples)
         )
-    jobs.plan_jobs(study, pipeline.StudyInputs(has_images=bool(images), has_report=bool(report_text),
-                                               has_samples=external is not None))
+    jobs.plan_jobs(
+        study,
+        pipeline.StudyInputs(
+            has_images=bool(images), has_report=bool(report_text), has_samples=external is not None
+        ),
+    )
     detail = {"images": len(images), "report": bool(report_text), "source": request.source}
     if external is not None:
         detail["samples"] = len(external.samples)
     record_event("study_uploaded", actor=user, study=study, detail=detail)
     jobs.start_next(study)
-    logger.info("study %s uploaded with %s images, report: %s", study.pk, len(images), bool(report_text))
+    logger.info(
+        "study %s uploaded with %s images, report: %s", study.pk, len(images), bool(report_text)
+    )
     return study

@@ -15,8 +15,9 @@ CANDIDATE = (
     "Left lower lobe consolidation.\n"
     "IMPRESSION: Right pleural effusion and left lower lobe consolidation."
 )
-SAMPLES = (["FINDINGS: Heart size is normal. Small right pleural effusion. No pneumothorax."] * 2
-           + ["FINDINGS: Heart size is normal. The lungs are clear. No effusion or pneumothorax."] * 8)
+SAMPLES = ["FINDINGS: Heart size is normal. Small right pleural effusion. No pneumothorax."] * 2 + [
+    "FINDINGS: Heart size is normal. The lungs are clear. No effusion or pneumothorax."
+] * 8
 
 
 def pre_scored_lines(n: int = 10, reports: int = 12) -> list[str]:
@@ -25,21 +26,38 @@ def pre_scored_lines(n: int = 10, reports: int = 12) -> list[str]:
     for r in range(reports):
         sentences = [{"text": f"True finding {i}.", "support": 6 + (r + i) % 5, "factual": True,
                       "category": "Lungs" if i % 2 else "Pleura"} for i in range(4)]
-        sentences += [{"text": f"Made up finding {r}.", "support": r % 3, "factual": False, "category": "Lungs"}]
+        sentences += [
+            {
+                "text": f"Made up finding {r}.",
+                "support": r % 3,
+                "factual": False,
+                "category": "Lungs",
+            }
+        ]
         lines.append(json.dumps({"id": f"cal-{r}", "n_samples": n, "sentences": sentences}))
     return lines
 
 
 def make_calibration(*, alpha=0.2, target=0.5, n=10, per_category=False, actor=None):
-    reports = [CalibrationReport(f"r{i}", n, tuple(
-        [CalibrationSentence("true", 8, True, "Pleura")] * 4 + [CalibrationSentence("false", 0, False, "Lungs")]))
-        for i in range(10)]
+    reports = [
+        CalibrationReport(
+            f"r{i}",
+            n,
+            tuple(
+                [CalibrationSentence("true", 8, True, "Pleura")] * 4
+                + [CalibrationSentence("false", 0, False, "Lungs")]
+            ),
+        )
+        for i in range(10)
+    ]
     result = calibrate(reports, alpha=alpha, target_report_rate=target, per_category=per_category)
     return services.create_calibration(result, file_name="cal.jsonl", sha256="0" * 64, actor=actor)
 
 
 def upload_with_samples(user, candidate=CANDIDATE, samples=SAMPLES) -> Study:
-    (study,) = create_studies(user=user, request=UploadRequest(candidate_text=candidate, samples=list(samples)))
+    (study,) = create_studies(
+        user=user, request=UploadRequest(candidate_text=candidate, samples=list(samples))
+    )
     return study
 
 

@@ -17,7 +17,8 @@ from .helpers import SAMPLES, run_radflag_only, upload_with_samples
 pytestmark = pytest.mark.django_db
 
 # Sentences of helpers.CANDIDATE after RadFlag with the default thresholds: 0 heart (10 of 10),
-# 1 effusion (2, flagged), 2 no pneumothorax (10), 3 consolidation (0, flagged), 4 impression (0, flagged).
+# 1 effusion (2, flagged), 2 no pneumothorax (10), 3 consolidation (0, flagged),
+# 4 impression (0, flagged).
 
 
 @pytest.fixture(autouse=True)
@@ -29,7 +30,9 @@ def no_broker(monkeypatch):
 
 def decide(study, user, action, index, text=None):
     study.refresh_from_db()
-    review.decide(study, user, action=action, sentence_index=index, version=study.review_version, text=text)
+    review.decide(
+        study, user, action=action, sentence_index=index, version=study.review_version, text=text
+    )
 
 
 def factual_by_text(record):
@@ -45,7 +48,11 @@ def test_decisions_and_signature_make_the_labels(radiologist):
     (record,) = reviewed_studies().records
     assert record["id"] == f"study-{study.pk}" and record["n_samples"] == 10
     # Not signed: the unflagged, undecided sentences are unknown and left out.
-    assert [(s["support"], s["factual"]) for s in record["sentences"]] == [(2, True), (0, False), (0, False)]
+    assert [(s["support"], s["factual"]) for s in record["sentences"]] == [
+        (2, True),
+        (0, False),
+        (0, False),
+    ]
     assert record["sentences"][0]["category"] == "Pleura"
 
     study.refresh_from_db()
@@ -76,7 +83,9 @@ def test_studies_with_another_number_of_samples_are_left_out(radiologist):
     assert [r["n_samples"] for r in reviewed_studies(3).records] == [3]
 
 
-def test_page_download_and_command_give_a_file_the_calibrate_command_reads(radiologist, admin_client_, tmp_path, capsys):
+def test_page_download_and_command_give_a_file_the_calibrate_command_reads(
+    radiologist, admin_client_, tmp_path, capsys
+):
     study = run_radflag_only(upload_with_samples(radiologist))
     for index, action in ((1, "reject"), (3, "accept"), (4, "accept")):
         decide(study, radiologist, action, index)

@@ -35,14 +35,22 @@ def upload(client, lines, *, alpha="0.2", target="0.25", per_category=False, nam
     return client.post("/site/calibration/run/", data)
 
 
-@pytest.mark.parametrize("method, path", [
-    ("get", "/site/calibration/"), ("post", "/site/calibration/run/"), ("get", "/site/calibration/runs/1/"),
-    ("get", "/site/calibration/1/"), ("post", "/site/calibration/1/activate/"),
-    ("post", "/site/calibration/defaults/"), ("get", "/site/calibration/reviewed.jsonl"),
-    ("post", "/site/calibration/combination/fit/"), ("get", "/site/calibration/combination/1/"),
-    ("post", "/site/calibration/combination/1/activate/"),
-    ("post", "/site/calibration/combination/raw/"),
-])
+@pytest.mark.parametrize(
+    "method, path",
+    [
+        ("get", "/site/calibration/"),
+        ("post", "/site/calibration/run/"),
+        ("get", "/site/calibration/runs/1/"),
+        ("get", "/site/calibration/1/"),
+        ("post", "/site/calibration/1/activate/"),
+        ("post", "/site/calibration/defaults/"),
+        ("get", "/site/calibration/reviewed.jsonl"),
+        ("post", "/site/calibration/combination/fit/"),
+        ("get", "/site/calibration/combination/1/"),
+        ("post", "/site/calibration/combination/1/activate/"),
+        ("post", "/site/calibration/combination/raw/"),
+    ],
+)
 def test_radiologists_are_refused(radiologist_client, method, path):
     make_calibration()
     assert getattr(radiologist_client, method)(path).status_code == 403
@@ -58,13 +66,17 @@ def test_admin_nav_links_to_the_page(site_admin, radiologist):
     assert 'href="/site/calibration/"' not in reader.get("/").content.decode()
 
 
-def test_a_run_becomes_a_version_with_plot_and_table(admin_client_, site_admin, sent, django_capture_on_commit_callbacks):
+def test_a_run_becomes_a_version_with_plot_and_table(
+    admin_client_, site_admin, sent, django_capture_on_commit_callbacks
+):
     page = admin_client_.get("/site/calibration/").content.decode()
     assert "No active calibration" in page and "λ1 = 3 of 10" in page
     with django_capture_on_commit_callbacks(execute=True):
         response = upload(admin_client_, pre_scored_lines(), per_category=True)
     job = Job.objects.get(stage="calibrate")
-    assert response.status_code == 302 and response["Location"] == f"/site/calibration/runs/{job.pk}/"
+    assert (
+        response.status_code == 302 and response["Location"] == f"/site/calibration/runs/{job.pk}/"
+    )
     assert sent == [(job.pk, "cpu")] and job.params["alpha"] == 0.2 and job.params["per_category"]
     assert AuditEvent.objects.filter(action="calibration_run_started", detail__job=job.pk).exists()
 
@@ -75,12 +87,21 @@ def test_a_run_becomes_a_version_with_plot_and_table(admin_client_, site_admin, 
     job.refresh_from_db()
     assert job.state == Job.State.DONE, job.error
     calibration = Calibration.objects.get()
-    assert calibration.version == 1 and calibration.created_by == site_admin and calibration.job == job
-    assert calibration.n_reports == 12 and calibration.n_sentences == 60 and calibration.n_samples == 10
+    assert (
+        calibration.version == 1 and calibration.created_by == site_admin and calibration.job == job
+    )
+    assert (
+        calibration.n_reports == 12
+        and calibration.n_sentences == 60
+        and calibration.n_samples == 10
+    )
     assert set(calibration.lambda1_by_category) == {"Lungs", "Pleura"}
     htmx = admin_client_.get(f"/site/calibration/runs/{job.pk}/", HTTP_HX_REQUEST="true")
     assert htmx["HX-Redirect"] == f"/site/calibration/{calibration.pk}/"
-    assert admin_client_.get(f"/site/calibration/runs/{job.pk}/")["Location"] == f"/site/calibration/{calibration.pk}/"
+    assert (
+        admin_client_.get(f"/site/calibration/runs/{job.pk}/")["Location"]
+        == f"/site/calibration/{calibration.pk}/"
+    )
 
     detail = admin_client_.get(f"/site/calibration/{calibration.pk}/").content.decode()
     assert "<svg" in detail and detail.count("<polyline") == 5 and 'class="alpha-line"' in detail
@@ -89,7 +110,9 @@ def test_a_run_becomes_a_version_with_plot_and_table(admin_client_, site_admin, 
                       detail, re.S).group(1)
     assert table.count("<tr") == 6  # header + λ2 = 1..5
     assert 'id="category-table"' in detail
-    assert 'id="activate"' in detail and "<script" not in detail.split("<main")[1]  # no chart library
+    assert (
+        'id="activate"' in detail and "<script" not in detail.split("<main")[1]
+    )  # no chart library
 
 
 def test_activation_is_versioned_and_audited(admin_client_, site_admin):
@@ -98,7 +121,9 @@ def test_activation_is_versioned_and_audited(admin_client_, site_admin):
     admin_client_.post(f"/site/calibration/{first.pk}/activate/")
     admin_client_.post(f"/site/calibration/{second.pk}/activate/")
     assert services.active_calibration() == second
-    assert 'id="active-badge"' in admin_client_.get(f"/site/calibration/{second.pk}/").content.decode()
+    assert (
+        'id="active-badge"' in admin_client_.get(f"/site/calibration/{second.pk}/").content.decode()
+    )
     assert 'id="activate"' in admin_client_.get(f"/site/calibration/{first.pk}/").content.decode()
     events = AuditEvent.objects.filter(action="calibration_activated").order_by("id")
     assert [e.detail["calibration"] for e in events] == [first.pk, second.pk]
@@ -120,13 +145,27 @@ def test_calibrations_and_activations_are_never_edited(site_admin):
         activation.save()
 
 
-@pytest.mark.parametrize("lines, alpha, message", [
-    ([json.dumps({"id": "a", "n_samples": 3, "sentences": [{"text": "x", "support": 7, "factual": True}]})],
-     "0.2", "cal.jsonl:1: sentence 1: support 7 is outside 0..3"),
-    (["{oops"], "0.2", "cal.jsonl:1: bad JSON"),
-    ([], "0.2", "no calibration reports"),
-    (pre_scored_lines(), "1.0", "Ensure this value is less than or equal to 0.9999"),
-])
+@pytest.mark.parametrize(
+    "lines, alpha, message",
+    [
+        (
+            [
+                json.dumps(
+                    {
+                        "id": "a",
+                        "n_samples": 3,
+                        "sentences": [{"text": "x", "support": 7, "factual": True}],
+                    }
+                )
+            ],
+            "0.2",
+            "cal.jsonl:1: sentence 1: support 7 is outside 0..3",
+        ),
+        (["{oops"], "0.2", "cal.jsonl:1: bad JSON"),
+        ([], "0.2", "no calibration reports"),
+        (pre_scored_lines(), "1.0", "Ensure this value is less than or equal to 0.9999"),
+    ],
+)
 def test_bad_files_and_settings_are_refused_before_a_run(admin_client_, lines, alpha, message):
     response = upload(admin_client_, lines, alpha=alpha)
     assert response.status_code == 400 and message in response.content.decode()
@@ -135,8 +174,17 @@ def test_bad_files_and_settings_are_refused_before_a_run(admin_client_, lines, a
 
 def test_a_raw_file_is_scored_by_the_engine_in_the_job(admin_client_, sent):
     ground_truth = "FINDINGS: Heart size is normal. Small right pleural effusion. No pneumothorax."
-    lines = [json.dumps({"id": f"raw-{i}", "candidate": CANDIDATE, "samples": SAMPLES, "ground_truth": ground_truth})
-             for i in range(3)]
+    lines = [
+        json.dumps(
+            {
+                "id": f"raw-{i}",
+                "candidate": CANDIDATE,
+                "samples": SAMPLES,
+                "ground_truth": ground_truth,
+            }
+        )
+        for i in range(3)
+    ]
     upload(admin_client_, lines, alpha="0.5", target="0.5")
     job = Job.objects.get(stage="calibrate")
     assert job.params["raw_reports"] == 3
@@ -149,8 +197,19 @@ def test_a_raw_file_is_scored_by_the_engine_in_the_job(admin_client_, sent):
 
 
 def test_a_run_that_fails_in_the_worker_shows_the_error(admin_client_, sent):
-    upload(admin_client_, [json.dumps({"id": "r", "candidate": "INDICATION: Cough.", "samples": ["a", "b"],
-                                       "ground_truth": "No effusion."})])
+    upload(
+        admin_client_,
+        [
+            json.dumps(
+                {
+                    "id": "r",
+                    "candidate": "INDICATION: Cough.",
+                    "samples": ["a", "b"],
+                    "ground_truth": "No effusion.",
+                }
+            )
+        ],
+    )
     job = Job.objects.get(stage="calibrate")
     runner.run_job(job.pk)
     job.refresh_from_db()

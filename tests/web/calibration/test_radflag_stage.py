@@ -23,14 +23,31 @@ def no_broker(monkeypatch):
 def test_default_thresholds_flag_and_say_so(radiologist):
     study = run_radflag_only(upload_with_samples(radiologist))
     sentences = {s.index: s for s in study.audited_report.sentences.all()}
-    assert [(s.support, s.support_n) for s in sentences.values()] == [(10, 10), (2, 10), (10, 10), (0, 10), (0, 10)]
-    assert len(sentences[1].support_verdicts) == 10 and sentences[1].support_verdicts[0]["verdict"] == "partial"
+    assert [(s.support, s.support_n) for s in sentences.values()] == [
+        (10, 10),
+        (2, 10),
+        (10, 10),
+        (0, 10),
+        (0, 10),
+    ]
+    assert (
+        len(sentences[1].support_verdicts) == 10
+        and sentences[1].support_verdicts[0]["verdict"] == "partial"
+    )
     rows = list(Detection.objects.filter(detector="radflag").order_by("sentence_index"))
     assert [d.sentence_index for d in rows] == [1, 3, 4] and all(d.flagged for d in rows)
     assert rows[0].explanation.count("supported by 2 of 10 samples") == 1
     evidence = rows[0].evidence
-    assert evidence["calibration"] is None and evidence["thresholds"] == "default" and evidence["lambda1"] == 3
-    assert evidence["report_flagged"] is True and evidence["lambda2"] == 2 and evidence["flagged_sentences"] == 3
+    assert (
+        evidence["calibration"] is None
+        and evidence["thresholds"] == "default"
+        and evidence["lambda1"] == 3
+    )
+    assert (
+        evidence["report_flagged"] is True
+        and evidence["lambda2"] == 2
+        and evidence["flagged_sentences"] == 3
+    )
     result = StudyRadFlag.objects.get(study=study)
     assert result.calibration is None and result.report_flagged and result.flagged_sentences == 3
     assert AuditEvent.objects.filter(study=study, action="report_flagged").exists()
@@ -60,16 +77,22 @@ def test_a_calibration_for_another_n_is_rescaled_and_noted(radiologist, site_adm
     study = run_radflag_only(upload_with_samples(radiologist))
     result = StudyRadFlag.objects.get(study=study)
     assert result.n_samples == 10 and "rescaled" in result.note
-    assert all("rescaled" in d.evidence["note"] for d in Detection.objects.filter(detector="radflag"))
+    assert all(
+        "rescaled" in d.evidence["note"] for d in Detection.objects.filter(detector="radflag")
+    )
 
 
-def test_the_review_page_shows_support_the_samples_and_the_report_banner(radiologist, radiologist_client):
+def test_the_review_page_shows_support_the_samples_and_the_report_banner(
+    radiologist, radiologist_client
+):
     study = run_radflag_only(upload_with_samples(radiologist))
     body = radiologist_client.get(f"/studies/{study.pk}/").content.decode()
     assert 'id="report-warning"' in body and "This report is flagged as a whole" in body
     assert "supported by <strong>2 of 10</strong> sampled reports" in body
     assert "Show the 10 samples and their verdicts" in body
-    assert "FINDINGS: Heart size is normal. Small right pleural effusion." in body  # a sample's text
+    assert (
+        "FINDINGS: Heart size is normal. Small right pleural effusion." in body
+    )  # a sample's text
     assert "No active calibration: default thresholds (λ1 = 3 of 10 samples, λ2 = 2)" in body
 
 
@@ -77,7 +100,10 @@ def test_the_api_gives_each_sentences_support(radiologist, api_client):
     study = run_radflag_only(upload_with_samples(radiologist))
     reports = api_client.get(f"/api/studies/{study.pk}/").json()["reports"]
     candidate = next(r for r in reports if r["kind"] == "candidate")
-    assert [(s["support"], s["support_n"]) for s in candidate["sentences"]][:2] == [(10, 10), (2, 10)]
+    assert [(s["support"], s["support_n"]) for s in candidate["sentences"]][:2] == [
+        (10, 10),
+        (2, 10),
+    ]
     assert sum(r["kind"] == "sample" for r in reports) == 10
 
 
@@ -85,4 +111,7 @@ def test_no_banner_when_too_few_sentences_are_flagged(radiologist, radiologist_c
     settings.RADFLAG_DEFAULT_LAMBDA2 = 4
     study = run_radflag_only(upload_with_samples(radiologist))
     assert not StudyRadFlag.objects.get(study=study).report_flagged
-    assert 'id="report-warning"' not in radiologist_client.get(f"/studies/{study.pk}/").content.decode()
+    assert (
+        'id="report-warning"'
+        not in radiologist_client.get(f"/studies/{study.pk}/").content.decode()
+    )

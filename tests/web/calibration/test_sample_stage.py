@@ -51,7 +51,9 @@ def png() -> SimpleUploadedFile:
     return SimpleUploadedFile("chest.png", dicom.make_png(), content_type="image/png")
 
 
-def test_a_generator_drafts_the_candidate_and_samples_then_radflag_audits(radiologist, settings, builtin_afterwards):
+def test_a_generator_drafts_the_candidate_and_samples_then_radflag_audits(
+    radiologist, settings, builtin_afterwards
+):
     def script(body):
         if body["temperature"] < 0.5:
             return Reply(body=completion(CANDIDATE))
@@ -59,34 +61,56 @@ def test_a_generator_drafts_the_candidate_and_samples_then_radflag_audits(radiol
 
     with FakeServer() as server:
         server.script = script
-        registry.configure({**settings.MODEL_ROLES, "generator": f"openai:{server.url}?model=cxr-gen&retries=0"})
+        registry.configure(
+            {**settings.MODEL_ROLES, "generator": f"openai:{server.url}?model=cxr-gen&retries=0"}
+        )
         (study,) = create_studies(user=radiologist, request=UploadRequest(files=[png()]))
         stages = [job.stage for job in study.jobs.all()]
         assert stages[:4] == ["ingest", "sample", "parse_report", "radflag"]
-        assert study.jobs.get(stage="sample").queue == "cpu"  # an HTTP generator needs no GPU worker
+        assert (
+            study.jobs.get(stage="sample").queue == "cpu"
+        )  # an HTTP generator needs no GPU worker
         run_through(study, "radflag")
     candidate = study.reports.get(kind=Report.Kind.CANDIDATE)
     assert (candidate.text, candidate.temperature, candidate.source) == (CANDIDATE, 0.1, "cxr-gen")
     samples = list(study.reports.filter(kind=Report.Kind.SAMPLE).order_by("sample_index"))
-    assert [s.sample_index for s in samples] == list(range(10)) and [s.text for s in samples] == SAMPLES
+    assert [s.sample_index for s in samples] == list(range(10)) and [
+        s.text for s in samples
+    ] == SAMPLES
     assert all(s.temperature == 1.0 and s.source == "cxr-gen" for s in samples)
-    assert study.jobs.get(stage="sample").result == {"generator": "cxr-gen", "samples": 10, "candidate": True}
+    assert study.jobs.get(stage="sample").result == {
+        "generator": "cxr-gen",
+        "samples": 10,
+        "candidate": True,
+    }
     assert study.audited_report == candidate
-    assert {d.sentence_index for d in Detection.objects.filter(report=candidate, detector="radflag")} == {1, 3, 4}
+    assert {
+        d.sentence_index for d in Detection.objects.filter(report=candidate, detector="radflag")
+    } == {1, 3, 4}
 
 
 def test_with_a_report_and_no_generator_radflag_is_skipped_and_says_why(radiologist, monkeypatch):
-    monkeypatch.setitem(sys.modules, "workers.rarrg.generator", None)  # no built-in generator either
-    (study,) = create_studies(user=radiologist, request=UploadRequest(files=[png()], report_text=CANDIDATE))
+    monkeypatch.setitem(
+        sys.modules, "workers.rarrg.generator", None
+    )  # no built-in generator either
+    (study,) = create_studies(
+        user=radiologist, request=UploadRequest(files=[png()], report_text=CANDIDATE)
+    )
     run_through(study, "radflag")
     assert not study.reports.filter(kind__in=[Report.Kind.SAMPLE, Report.Kind.CANDIDATE]).exists()
-    assert study.jobs.get(stage="sample").result["skipped"].startswith("RadFlag skipped: No report generator")
+    assert (
+        study.jobs.get(stage="sample")
+        .result["skipped"]
+        .startswith("RadFlag skipped: No report generator")
+    )
     assert study.jobs.get(stage="radflag").result["skipped"].startswith("RadFlag skipped")
     assert AuditEvent.objects.filter(study=study, action="radflag_skipped").count() == 2
     assert not Detection.objects.filter(detector="radflag").exists()
 
 
-def test_an_image_only_study_without_a_generator_fails_the_sample_stage_plainly(radiologist, monkeypatch):
+def test_an_image_only_study_without_a_generator_fails_the_sample_stage_plainly(
+    radiologist, monkeypatch
+):
     monkeypatch.setitem(sys.modules, "workers.rarrg.generator", None)
     (study,) = create_studies(user=radiologist, request=UploadRequest(files=[png()]))
     runner.run_job(study.jobs.get(stage="ingest").pk)

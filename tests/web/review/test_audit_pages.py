@@ -18,7 +18,9 @@ pytestmark = pytest.mark.django_db
 
 def reviewed_study(user):
     study = rf.make_review_study()
-    record_event("study_uploaded", actor=study.uploaded_by, study=study, detail={"images": 2, "report": True})
+    record_event(
+        "study_uploaded", actor=study.uploaded_by, study=study, detail={"images": 2, "report": True}
+    )
     record_event("stage_done", study=study, detail={"stage": "parse_report", "attempt": 1})
     for index in rf.FLAGGED:
         services.decide(study, user, action="reject", sentence_index=index,
@@ -35,7 +37,9 @@ def actions_on(html):
     return re.findall(r'<tr data-action="([\w_]+)">', html)
 
 
-def test_a_study_trail_shows_upload_pipeline_decisions_signoff_and_export(radiologist_client, radiologist):
+def test_a_study_trail_shows_upload_pipeline_decisions_signoff_and_export(
+    radiologist_client, radiologist
+):
     study = reviewed_study(radiologist)
     other = rf.make_review_study()
     record_event("stage_done", study=other, detail={"stage": "ingest"})
@@ -49,9 +53,13 @@ def test_a_study_trail_shows_upload_pipeline_decisions_signoff_and_export(radiol
 
 def test_study_trail_filters_by_action_and_user(radiologist_client, radiologist):
     study = reviewed_study(radiologist)
-    html = radiologist_client.get(f"/studies/{study.pk}/audit/", {"action": "review_decision"}).content.decode()
+    html = radiologist_client.get(
+        f"/studies/{study.pk}/audit/", {"action": "review_decision"}
+    ).content.decode()
     assert actions_on(html) == ["review_decision"] * 4
-    html = radiologist_client.get(f"/studies/{study.pk}/audit/", {"user": study.uploaded_by.pk}).content.decode()
+    html = radiologist_client.get(
+        f"/studies/{study.pk}/audit/", {"user": study.uploaded_by.pk}
+    ).content.decode()
     assert actions_on(html) == ["study_uploaded"]
 
 
@@ -64,10 +72,14 @@ def test_radiologists_cannot_reach_the_site_trail_or_its_export(radiologist_clie
 def test_admins_filter_the_site_trail_by_study_and_dates(admin_client_, radiologist):
     study = reviewed_study(radiologist)
     old = record_event("calibration_activated", actor=radiologist)
-    AuditEvent.objects.filter(pk=old.pk).update(created_at=timezone.now() - timezone.timedelta(days=10))
+    AuditEvent.objects.filter(pk=old.pk).update(
+        created_at=timezone.now() - timezone.timedelta(days=10)
+    )
     html = admin_client_.get("/audit/").content.decode()
     assert "calibration_activated" in actions_on(html) and "review_decision" in actions_on(html)
-    html = admin_client_.get("/audit/", {"study": study.pk, "action": "report_signed"}).content.decode()
+    html = admin_client_.get(
+        "/audit/", {"study": study.pk, "action": "report_signed"}
+    ).content.decode()
     assert actions_on(html) == ["report_signed"]
     today = timezone.localdate()
     html = admin_client_.get("/audit/", {"from": today.isoformat()}).content.decode()
@@ -96,5 +108,9 @@ def test_admins_export_the_trail_as_streamed_csv(admin_client_, radiologist, sit
 def test_csv_cells_that_look_like_formulas_are_defused(admin_client_):
     user = factories.make_user(username="=cmd")
     record_event("login", actor=user)
-    table = list(csv.reader(io.StringIO(b"".join(admin_client_.get("/audit/export.csv").streaming_content).decode())))
+    table = list(
+        csv.reader(
+            io.StringIO(b"".join(admin_client_.get("/audit/export.csv").streaming_content).decode())
+        )
+    )
     assert any(row[2] == "'=cmd" for row in table)

@@ -56,7 +56,9 @@ def test_no_changes_keep_the_text_byte_for_byte():
 
 def test_replacing_a_sentence_keeps_headers_and_spacing():
     s = sentences()
-    text = derivation.final_text(REPORT, s, {2: "There is no pleural effusion.", 4: "No acute disease."})
+    text = derivation.final_text(
+        REPORT, s, {2: "There is no pleural effusion.", 4: "No acute disease."}
+    )
     assert text == (
         "INDICATION: Cough.\n"
         "FINDINGS: Heart size is normal. There is no pleural effusion. The lungs are clear.\n"
@@ -67,10 +69,13 @@ def test_replacing_a_sentence_keeps_headers_and_spacing():
 def test_removing_a_sentence_takes_its_space_with_it():
     s = sentences()
     assert derivation.final_text(REPORT, s, {2: ""}) == (
-        "INDICATION: Cough.\nFINDINGS: Heart size is normal. The lungs are clear.\nIMPRESSION: Small left effusion."
+        "INDICATION: Cough.\nFINDINGS: Heart size is normal. The lungs are clear.\n"
+        "IMPRESSION: Small left effusion."
     )
     # The last sentence of a line takes the space before it.
-    assert "normal. There is a small left pleural effusion.\n" in derivation.final_text(REPORT, s, {3: ""})
+    assert "normal. There is a small left pleural effusion.\n" in derivation.final_text(
+        REPORT, s, {3: ""}
+    )
 
 
 def test_removing_every_sentence_of_a_section_removes_its_header():
@@ -81,17 +86,25 @@ def test_removing_every_sentence_of_a_section_removes_its_header():
 
 
 def test_removing_a_numbered_line_removes_the_line():
-    report = "FINDINGS:\n1. Heart normal.\n2. Small effusion.\n3. No pneumothorax.\nIMPRESSION:\nNormal."
+    report = (
+        "FINDINGS:\n1. Heart normal.\n2. Small effusion.\n3. No pneumothorax.\nIMPRESSION:\nNormal."
+    )
     text = derivation.final_text(report, sentences(report), {1: ""})
     assert text == "FINDINGS:\n1. Heart normal.\n3. No pneumothorax.\nIMPRESSION:\nNormal."
 
 
 def test_final_sections_carry_the_decided_text_with_the_report_headers():
     s = sentences()
-    result = derivation.final_sections(s, {2: "", 4: "No acute disease."}, derivation.section_titles(REPORT))
+    result = derivation.final_sections(
+        s, {2: "", 4: "No acute disease."}, derivation.section_titles(REPORT)
+    )
     assert [r.as_dict() for r in result] == [
         {"name": "indication", "title": "INDICATION", "text": "Cough."},
-        {"name": "findings", "title": "FINDINGS", "text": "Heart size is normal. The lungs are clear."},
+        {
+            "name": "findings",
+            "title": "FINDINGS",
+            "text": "Heart size is normal. The lungs are clear.",
+        },
         {"name": "impression", "title": "IMPRESSION", "text": "No acute disease."},
     ]
 
@@ -109,7 +122,12 @@ def test_word_diff_rebuilds_both_sides(before, after):
 
 
 def test_word_diff_marks_whole_words():
-    pieces = word_diff("There is a small left pleural effusion.", "There is no left pleural effusion.")
+    pieces = word_diff(
+        "There is a small left pleural effusion.", "There is no left pleural effusion."
+    )
     assert [(p.op, p.text) for p in pieces] == [
-        (EQUAL, "There is "), (DELETE, "a small"), (INSERT, "no"), (EQUAL, " left pleural effusion."),
+        (EQUAL, "There is "),
+        (DELETE, "a small"),
+        (INSERT, "no"),
+        (EQUAL, " left pleural effusion."),
     ]

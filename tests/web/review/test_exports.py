@@ -15,8 +15,11 @@ from tests.web.review import factories as rf
 
 pytestmark = pytest.mark.django_db
 
-SIGNED_FINDINGS = ("The heart size is normal. There is no left pleural effusion. The endotracheal tube tip is 3 cm "
-                   "above the carina. The lungs are otherwise clear. Unchanged from prior.")
+SIGNED_FINDINGS = (
+    "The heart size is normal. There is no left pleural effusion. "
+    "The endotracheal tube tip is 3 cm "
+    "above the carina. The lungs are otherwise clear. Unchanged from prior."
+)
 
 
 def signed(user, *, dicom=True, edit_after=False):
@@ -65,7 +68,10 @@ def test_fhir_diagnostic_report_validates_and_carries_the_report(radiologist):
     assert media_type == "application/fhir+json"
     report = DiagnosticReport.model_validate_json(content)
     assert report.status == "final"
-    assert report.code.coding[0].system == "http://loinc.org" and report.code.coding[0].code == "36643-5"
+    assert (
+        report.code.coding[0].system == "http://loinc.org"
+        and report.code.coding[0].code == "36643-5"
+    )
     assert report.subject.display == "Jane Doe" and report.subject.identifier.value == "P-0042"
     assert report.conclusion == "No pleural effusion. No pneumothorax."
     assert {i.value for i in report.identifier} >= {f"urn:oid:{rf.STUDY_UID}", "ACC-7"}
@@ -93,13 +99,22 @@ def test_dicom_sr_references_the_study_and_its_images(radiologist):
     ds = pydicom.dcmread(io.BytesIO(content))
     assert ds.SOPClassUID == exports.COMPREHENSIVE_SR and ds.Modality == "SR"
     assert ds.StudyInstanceUID == rf.STUDY_UID
-    assert (str(ds.PatientName), ds.PatientID, ds.PatientSex, ds.AccessionNumber) == ("Doe^Jane", "P-0042", "F", "ACC-7")
+    assert (str(ds.PatientName), ds.PatientID, ds.PatientSex, ds.AccessionNumber) == (
+        "Doe^Jane",
+        "P-0042",
+        "F",
+        "ACC-7",
+    )
     evidence = ds.CurrentRequestedProcedureEvidenceSequence[0]
     assert evidence.StudyInstanceUID == rf.STUDY_UID
     series = evidence.ReferencedSeriesSequence[0]
     assert series.SeriesInstanceUID == rf.SERIES_UID
     assert [r.ReferencedSOPInstanceUID for r in series.ReferencedSOPSequence] == list(rf.SOP_UIDS)
-    assert (ds.CompletionFlag, ds.VerificationFlag, ds.PreliminaryFlag) == ("COMPLETE", "VERIFIED", "FINAL")
+    assert (ds.CompletionFlag, ds.VerificationFlag, ds.PreliminaryFlag) == (
+        "COMPLETE",
+        "VERIFIED",
+        "FINAL",
+    )
     assert ds.ConceptNameCodeSequence[0].CodeValue == "18748-4"
     assert sr_text_items(ds) == [
         ("Indications for Procedure", "Cough and fever."),
@@ -112,24 +127,33 @@ def test_the_same_version_always_exports_the_same_sr_instance(radiologist):
     _, signoff = signed(radiologist)
     first = pydicom.dcmread(io.BytesIO(services.export(signoff, "sr", radiologist)[0]))
     again = pydicom.dcmread(io.BytesIO(services.export(signoff, "sr", radiologist)[0]))
-    assert first.SOPInstanceUID == again.SOPInstanceUID and first.SeriesInstanceUID == again.SeriesInstanceUID
+    assert (
+        first.SOPInstanceUID == again.SOPInstanceUID
+        and first.SeriesInstanceUID == again.SeriesInstanceUID
+    )
 
 
 def test_a_later_sr_version_names_its_predecessor(radiologist):
     study, signoff = signed(radiologist, edit_after=True)
     ds = pydicom.dcmread(io.BytesIO(services.export(signoff, "sr", radiologist)[0]))
     first_uid = exports.sr_uids(rf.STUDY_UID, 1)[1]
-    predecessor = ds.PredecessorDocumentsSequence[0].ReferencedSeriesSequence[0].ReferencedSOPSequence[0]
+    predecessor = (
+        ds.PredecessorDocumentsSequence[0].ReferencedSeriesSequence[0].ReferencedSOPSequence[0]
+    )
     assert predecessor.ReferencedSOPInstanceUID == first_uid != ds.SOPInstanceUID
     assert ds.InstanceNumber == 2
-    assert ("Findings", SIGNED_FINDINGS.replace("The heart size is normal.", "The heart is mildly enlarged.")) \
-        in sr_text_items(ds)
+    assert (
+        "Findings",
+        SIGNED_FINDINGS.replace("The heart size is normal.", "The heart is mildly enlarged."),
+    ) in sr_text_items(ds)
 
 
 def test_a_study_without_dicom_gets_a_stable_derived_uid_and_no_image_references(radiologist):
     study, signoff = signed(radiologist, dicom=False)
     ds = pydicom.dcmread(io.BytesIO(services.export(signoff, "sr", radiologist)[0]))
-    assert ds.StudyInstanceUID == exports.study_uid(study) and ds.StudyInstanceUID.startswith("1.2.")
+    assert ds.StudyInstanceUID == exports.study_uid(study) and ds.StudyInstanceUID.startswith(
+        "1.2."
+    )
     assert "CurrentRequestedProcedureEvidenceSequence" not in ds
     report = DiagnosticReport.model_validate_json(services.export(signoff, "fhir", radiologist)[0])
     assert report.imagingStudy[0].identifier.value == f"urn:oid:{ds.StudyInstanceUID}"

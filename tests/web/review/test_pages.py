@@ -25,8 +25,12 @@ def post(client, study, what, **data):
 
 
 def sentence_html(html, index):
-    match = re.search(rf'<span class="sent [^"]*"\s+id="sentence-{index}".*?</span>(?=<form|\s*<span class="sent|\s*</div>)',
-                      html, re.S)
+    match = re.search(
+        rf'<span class="sent [^"]*"\s+id="sentence-{index}".*?</span>'
+        r'(?=<form|\s*<span class="sent|\s*</div>)',
+        html,
+        re.S,
+    )
     assert match, f"sentence {index} not rendered"
     return match.group(0)
 
@@ -45,7 +49,11 @@ def test_review_page_highlights_flags_with_icon_and_harm_word(radiologist_client
     assert 'id="report-warning"' in html and "2 of its sentences" in html
     assert html.count('id="shortcuts"') == 1 and "<kbd>a</kbd> accept" in html
     # Every sentence in place, grouped by section, with its RadFlag support.
-    assert [m for m in re.findall(r'data-section="(\w+)"', html)] == ["indication", "findings", "impression"]
+    assert [m for m in re.findall(r'data-section="(\w+)"', html)] == [
+        "indication",
+        "findings",
+        "impression",
+    ]
     assert html.count('class="sentence"') == 9
     assert "Supported by 2 of 10 sampled reports" in html
 
@@ -53,16 +61,25 @@ def test_review_page_highlights_flags_with_icon_and_harm_word(radiologist_client
 def test_the_side_panel_renders_each_detectors_evidence(radiologist_client):
     html = page(radiologist_client, rf.make_review_study())
     panel = html[html.index('id="panel-2"'):html.index('id="panel-3"')]
-    assert "RadFlag (sampling and entailment)" in panel and "<strong>2 of 10</strong> sampled reports" in panel
-    assert "Show the 10 samples and their verdicts" in panel and "Sample 3 does not entail it" in panel
+    assert (
+        "RadFlag (sampling and entailment)" in panel
+        and "<strong>2 of 10</strong> sampled reports" in panel
+    )
+    assert (
+        "Show the 10 samples and their verdicts" in panel and "Sample 3 does not entail it" in panel
+    )
     assert "FINDINGS: Heart normal. Lungs clear." in panel  # the sample texts, on demand
     assert "<del>a small</del><ins>no</ins>" in panel  # correction diff
     assert "no left pleural effusion" in panel and "iu-5" in panel
     assert "Findings (1) · category Pleura" in panel and "<td>pleural effusion</td>" in panel
     nodule = html[html.index('id="panel-3"'):html.index('id="panel-4"')]
     assert "Is there a lung nodule?" in nodule and "<strong>no</strong>" in nodule
-    assert 'src="/static/none.png"' in nodule and "elsewhere.example" not in nodule  # local thumbnails only
-    assert "Unsupported by similar reference reports" in nodule and "Remove this sentence." in nodule
+    assert (
+        'src="/static/none.png"' in nodule and "elsewhere.example" not in nodule
+    )  # local thumbnails only
+    assert (
+        "Unsupported by similar reference reports" in nodule and "Remove this sentence." in nodule
+    )
     unchanged = html[html.index('id="panel-6"'):html.index('id="panel-7"')]
     assert "<q>unchanged</q>, <q>prior</q>" in unchanged and "no prior exam" in unchanged
     impression = html[html.index('id="panel-7"'):html.index('id="panel-8"')]
@@ -80,11 +97,15 @@ def test_the_side_panel_renders_each_detectors_evidence(radiologist_client):
 def test_neighbour_thumbnails_load_only_from_this_site(radiologist_client, url, shown):
     study = rf.make_review_study()
     probe = study.audited_report.detections.get(detector="vrag")
-    probe.evidence["neighbours"] = [{"reference_id": 1, "image_id": 2, "similarity": 0.9, "thumbnail_url": url}]
+    probe.evidence["neighbours"] = [
+        {"reference_id": 1, "image_id": 2, "similarity": 0.9, "thumbnail_url": url}
+    ]
     type(probe).objects.filter(pk=probe.pk).update(evidence=probe.evidence)
     html = page(radiologist_client, study)
     assert ('class="thumb"' in html) is shown
-    assert "elsewhere.example" not in html.split('id="panel-3"')[1].split("</article>")[0] or not shown
+    assert (
+        "elsewhere.example" not in html.split('id="panel-3"')[1].split("</article>")[0] or not shown
+    )
 
 
 def test_a_detector_without_a_template_gets_the_generic_evidence(radiologist_client):
@@ -105,16 +126,28 @@ def test_accept_by_htmx_returns_the_updated_region(radiologist_client, radiologi
     assert html.startswith('\n<div id="review"') or html.lstrip().startswith('<div id="review"')
     assert "Accepted the flag on sentence 3." in html
     assert 'value="1"' in html  # the new version
-    assert f'<span class="sentence">{rf.EFFUSION_SUGGESTION}</span>' in sentence_html(html, rf.EFFUSION)
+    assert f'<span class="sentence">{rf.EFFUSION_SUGGESTION}</span>' in sentence_html(
+        html, rf.EFFUSION
+    )
     assert "<strong>3</strong> of 4 flags open" in html
     assert Decision.objects.get().user == radiologist
 
 
 def test_edit_and_undo_by_htmx(radiologist_client):
     study = rf.make_review_study()
-    post(radiologist_client, study, "decide", action="edit", sentence=1, text="The heart is enlarged.")
+    post(
+        radiologist_client,
+        study,
+        "decide",
+        action="edit",
+        sentence=1,
+        text="The heart is enlarged.",
+    )
     response = post(radiologist_client, study, "undo")
-    assert response.status_code == 200 and "Undid the edit sentence on sentence 2." in response.content.decode()
+    assert (
+        response.status_code == 200
+        and "Undid the edit sentence on sentence 2." in response.content.decode()
+    )
     assert '<span class="sentence">The heart size is normal.</span>' in response.content.decode()
     assert list(Decision.objects.values_list("action", flat=True)) == ["edit", "undo"]
 
@@ -124,10 +157,14 @@ def test_a_stale_decision_gets_409_the_message_and_the_fresh_region(radiologist_
     other = factories.make_user(username="dr-second")
     from radreview.review import services
     services.decide(study, other, action="reject", sentence_index=rf.NODULE, version=0)
-    response = post(radiologist_client, study, "decide", action="accept", sentence=rf.EFFUSION, version=0)
+    response = post(
+        radiologist_client, study, "decide", action="accept", sentence=rf.EFFUSION, version=0
+    )
     assert response.status_code == 409
     html = response.content.decode()
-    assert 'id="review-message" role="alert"' in html and "dr-second" in html and "not saved" in html
+    assert (
+        'id="review-message" role="alert"' in html and "dr-second" in html and "not saved" in html
+    )
     assert 'id="review-version" name="version" value="1"' in html
     assert "flag rejected, sentence kept" in sentence_html(html, rf.NODULE)
     assert Decision.objects.count() == 1
@@ -153,7 +190,11 @@ def test_admins_read_the_review_without_any_way_to_change_it(admin_client_):
     assert "Read-only: only radiologists decide and sign." in html
     for control in ('data-action="accept"', 'id="undo"', 'id="sign"', "sentence-editor"):
         assert control not in html
-    for what, data in (("decide", {"action": "reject", "sentence": rf.EFFUSION}), ("undo", {}), ("sign", {})):
+    for what, data in (
+        ("decide", {"action": "reject", "sentence": rf.EFFUSION}),
+        ("undo", {}),
+        ("sign", {}),
+    ):
         assert post(admin_client_, study, what, **data).status_code == 403
     assert not Decision.objects.exists()
 
@@ -163,11 +204,20 @@ def test_poll_is_empty_until_someone_else_changes_the_review(radiologist_client)
     url = f"/studies/{study.pk}/review/poll/"
     assert radiologist_client.get(url, {"version": 0}, **HTMX).status_code == 204
     from radreview.review import services
-    services.decide(study, factories.make_user(username="dr-poll"), action="reject", sentence_index=rf.NODULE,
-                    version=0)
+
+    services.decide(
+        study,
+        factories.make_user(username="dr-poll"),
+        action="reject",
+        sentence_index=rf.NODULE,
+        version=0,
+    )
     response = radiologist_client.get(url, {"version": 0}, **HTMX)
     assert response.status_code == 200
-    assert "Updated with a change made elsewhere (reject flag by dr-poll)." in response.content.decode()
+    assert (
+        "Updated with a change made elsewhere (reject flag by dr-poll)."
+        in response.content.decode()
+    )
 
 
 def test_sign_off_by_htmx_and_the_signed_version_page(radiologist_client):
@@ -225,7 +275,9 @@ def test_the_review_page_costs_a_fixed_number_of_queries(radiologist_client, rad
     assert html.count("data-flag") == 20 and html.count('class="decision-line') >= 12
 
 
-def test_the_decision_response_costs_a_fixed_number_of_queries(radiologist_client, django_assert_max_num_queries):
+def test_the_decision_response_costs_a_fixed_number_of_queries(
+    radiologist_client, django_assert_max_num_queries
+):
     study = rf.make_large_review_study(sentences=40, flags=20)
     # 25 before the review state was kept in a table; its upkeep (read, update, and the first
     # time, create) and the bounded history reads add 4, whatever the length of the history.

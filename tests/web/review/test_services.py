@@ -27,7 +27,9 @@ def version_of(study):
 
 
 def decide(study, user, action, index, **kw):
-    return services.decide(study, user, action=action, sentence_index=index, version=version_of(study), **kw)
+    return services.decide(
+        study, user, action=action, sentence_index=index, version=version_of(study), **kw
+    )
 
 
 def text_of(study, index):
@@ -46,7 +48,9 @@ def test_flags_are_the_flagged_combined_rows():
     state = state_of(rf.make_review_study())
     assert [f.sentence_index for f in state.flags] == list(rf.FLAGGED)
     assert all(f.primary.detector == "combined" for f in state.flags)
-    assert rf.TUBE not in [f.sentence_index for f in state.flags]  # combined but below the threshold
+    assert rf.TUBE not in [
+        f.sentence_index for f in state.flags
+    ]  # combined but below the threshold
     nodule = next(f for f in state.flags if f.sentence_index == rf.NODULE)
     assert [s.detector for s in nodule.sources] == ["vrag", "judge"]
     assert nodule.harm == "high" and nodule.confidence == pytest.approx(0.91)
@@ -110,7 +114,10 @@ def test_edit_records_before_and_after(radiologist):
     decide(study, radiologist, "accept", rf.EFFUSION)
     decide(study, radiologist, "edit", rf.EFFUSION, text="  No   effusion on the left. ")
     decision = Decision.objects.order_by("-id").first()
-    assert (decision.before_text, decision.after_text) == (rf.EFFUSION_SUGGESTION, "No effusion on the left.")
+    assert (decision.before_text, decision.after_text) == (
+        rf.EFFUSION_SUGGESTION,
+        "No effusion on the left.",
+    )
     assert decision.user == radiologist and decision.study_version == 1
     # Any sentence may be edited, flagged or not.
     decide(study, radiologist, "edit", 1, text="The heart is normal in size.")
@@ -124,7 +131,9 @@ def test_edit_records_before_and_after(radiologist):
     ("edit", 1, {"text": "The heart size is normal."}, "unchanged"),
     ("shout", 1, {}, "Unknown action"),
 ])
-def test_refused_decisions_store_nothing_and_keep_the_version(radiologist, action, index, extra, message):
+def test_refused_decisions_store_nothing_and_keep_the_version(
+    radiologist, action, index, extra, message
+):
     study = rf.make_review_study()
     with pytest.raises(services.ReviewError, match=message):
         decide(study, radiologist, action, index, **extra)
@@ -211,7 +220,10 @@ def test_undo_appends_an_undo_and_restores_the_text(radiologist):
     outcome = services.undo_last(study, radiologist, version=version_of(study))
     undo = outcome.decision
     assert undo.action == "undo" and undo.undoes == accepted
-    assert (undo.before_text, undo.after_text) == (rf.EFFUSION_SUGGESTION, "There is a small left pleural effusion.")
+    assert (undo.before_text, undo.after_text) == (
+        rf.EFFUSION_SUGGESTION,
+        "There is a small left pleural effusion.",
+    )
     assert Decision.objects.count() == 2  # nothing deleted
     assert text_of(study, rf.EFFUSION) == "There is a small left pleural effusion."
     assert rf.EFFUSION in [f.sentence_index for f in state_of(study).open_flags]
@@ -224,7 +236,9 @@ def test_undo_steps_back_through_the_decisions_then_stops(radiologist):
     decide(study, radiologist, "accept", rf.NODULE)
     services.undo_last(study, radiologist, version=version_of(study))  # the nodule accept
     assert text_of(study, rf.NODULE).startswith("A right upper lobe nodule")
-    services.undo_last(study, radiologist, version=version_of(study))  # the edit: back to the reject
+    services.undo_last(
+        study, radiologist, version=version_of(study)
+    )  # the edit: back to the reject
     assert text_of(study, rf.EFFUSION) == "There is a small left pleural effusion."
     assert next(s for s in state_of(study).sentences if s.index == rf.EFFUSION).state == "rejected"
     services.undo_last(study, radiologist, version=version_of(study))  # the reject
@@ -268,7 +282,8 @@ def test_sign_creates_an_immutable_hashed_final_report(radiologist):
     assert signoff.report.text == (
         "INDICATION: Cough and fever.\n"
         "FINDINGS: The heart size is normal. There is no left pleural effusion. "
-        "The endotracheal tube tip is 3 cm above the carina. The lungs are otherwise clear. Unchanged from prior.\n"
+        "The endotracheal tube tip is 3 cm above the carina. The lungs are otherwise clear. "
+        "Unchanged from prior.\n"
         "IMPRESSION: No pleural effusion. No pneumothorax."
     )
     assert signoff.sha256 == hashlib.sha256(signoff.report.text.encode()).hexdigest()
@@ -295,7 +310,9 @@ def test_signing_again_needs_a_change_and_makes_the_next_version(radiologist):
         services.sign(study, radiologist, version=version_of(study),
                       password=PASSWORD, attested=True)
     decide(study, radiologist, "edit", 1, text="The heart is enlarged.")
-    assert Study.objects.get(pk=study.pk).status == Study.Status.READY  # changes await a new sign-off
+    assert (
+        Study.objects.get(pk=study.pk).status == Study.Status.READY
+    )  # changes await a new sign-off
     second = services.sign(study, radiologist, version=version_of(study),
                            password=PASSWORD, attested=True).signoff
     assert second.version == 2 and "The heart is enlarged." in second.report.text
@@ -333,7 +350,10 @@ def test_every_decision_undo_signoff_and_export_is_audited(radiologist):
     services.export(signoff, "fhir", radiologist)
     events = list(AuditEvent.objects.filter(study=study).order_by("id"))
     actions = [e.action for e in events]
-    assert actions == ["review_decision", "review_undo"] + ["review_decision"] * 4 + ["report_signed", "report_exported"]
+    assert actions == ["review_decision", "review_undo"] + ["review_decision"] * 4 + [
+        "report_signed",
+        "report_exported",
+    ]
     assert all(e.actor == radiologist for e in events)
     first = events[0].detail
     assert first["action"] == "accept" and first["version"] == 0

@@ -99,7 +99,9 @@ def test_rows_poll_only_while_a_visible_study_is_unfinished(radiologist_client):
     assert response.content.decode().lstrip().startswith('<tbody id="worklist-rows"')
 
 
-def test_the_worklist_costs_a_fixed_number_of_queries(radiologist_client, django_assert_max_num_queries):
+def test_the_worklist_costs_a_fixed_number_of_queries(
+    radiologist_client, django_assert_max_num_queries
+):
     for _ in range(6):
         rf.make_review_study()
     with django_assert_max_num_queries(10):

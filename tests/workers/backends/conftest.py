@@ -11,9 +11,8 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import pytest  # noqa: E402
 
-from workers.backends import registry  # noqa: E402
-
 from tests.support import tiny_models as tiny  # noqa: E402
+from workers.backends import registry  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

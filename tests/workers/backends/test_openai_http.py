@@ -11,13 +11,11 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from workers.backends import (BackendRequestError, ImageInput, StructuredOutputError,
-                              registry)
+from tests.support.fake_llm_server import FakeServer, Reply, completion
+from workers.backends import BackendRequestError, ImageInput, StructuredOutputError, registry
 from workers.backends.openai_http import OpenAIGenerator, OpenAITextModel
 from workers.backends.spec import parse_spec
 from workers.backends.structured import complete_json
-
-from tests.support.fake_llm_server import FakeServer, Reply, completion
 
 SECRET = "sk-test-SECRET-4242"
 MESSAGES = [{"role": "user", "content": "Is there an effusion?"}]

@@ -7,11 +7,10 @@ import numpy as np
 import pytest
 import torch
 
+from tests.support import tiny_models as tiny
 from workers.backends import BackendLoadError, registry
 from workers.backends.openclip_encoder import OpenClipImageEncoder
 from workers.backends.spec import parse_spec
-
-from tests.support import tiny_models as tiny
 
 
 def images() -> list[np.ndarray]:

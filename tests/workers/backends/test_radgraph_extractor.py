@@ -5,12 +5,14 @@ import json
 
 import pytest
 
-from workers.backends import BackendConfigError, BackendLoadError, configure
-from workers.backends.radgraph_extractor import (RadGraphExtractor, check_radgraph_folder,
-                                                 compatibility_problem)
-from workers.backends.spec import parse_spec
-
 from tests.support import tiny_models as tiny
+from workers.backends import BackendConfigError, BackendLoadError, configure
+from workers.backends.radgraph_extractor import (
+    RadGraphExtractor,
+    check_radgraph_folder,
+    compatibility_problem,
+)
+from workers.backends.spec import parse_spec
 
 INCOMPATIBLE = compatibility_problem() is not None
 

@@ -4,8 +4,12 @@ from __future__ import annotations
 import pytest
 
 from workers.backends import StructuredOutputError
-from workers.backends.structured import (complete_json, complete_json_many, complete_prompt,
-                                         parse_json_reply)
+from workers.backends.structured import (
+    complete_json,
+    complete_json_many,
+    complete_prompt,
+    parse_json_reply,
+)
 from workers.prompts import Prompt, Provenance
 
 SCHEMA = {"type": "object",

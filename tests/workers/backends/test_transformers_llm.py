@@ -4,12 +4,11 @@ from __future__ import annotations
 import pytest
 import torch
 
+from tests.support import tiny_models as tiny
 from workers.backends import BackendLoadError, registry
 from workers.backends.devices import resolve_device, resolve_dtype
 from workers.backends.spec import parse_spec
 from workers.backends.transformers_llm import TransformersTextModel
-
-from tests.support import tiny_models as tiny
 
 QUESTION = [{"role": "system", "content": "reply with json"},
             {"role": "user", "content": "there is a small left pleural effusion ."}]

@@ -5,12 +5,11 @@ import numpy as np
 import pytest
 import torch
 
+from tests.support import tiny_models as tiny
 from workers.backends import ImageInput, registry
 from workers.backends.spec import parse_spec
 from workers.backends.transformers_vlm import TransformersGenerator
 from workers.prompts import get_prompt
-
-from tests.support import tiny_models as tiny
 
 
 def study(seed: int = 0) -> list[ImageInput]:

@@ -1,8 +1,13 @@
 """Sentence edits keep the report's own wording."""
 import pytest
 
-from workers.correction.rewrite import (affirmations_of, apply_tokens, negations_of,
-                                        replace_span, swap_sides)
+from workers.correction.rewrite import (
+    affirmations_of,
+    apply_tokens,
+    negations_of,
+    replace_span,
+    swap_sides,
+)
 from workers.library.stats import tokens_of
 
 

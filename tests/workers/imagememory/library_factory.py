@@ -105,17 +105,19 @@ import tempfile  # noqa: E402
 import pytest  # noqa: E402
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def shared_text_embedder():
-    from workers.backends.sentence_embedder import (BUILTIN_EMBEDDER_NAME,
-                                                    SentenceTransformerEmbedder,
-                                                    builtin_model_path)
+    from workers.backends.sentence_embedder import (
+        BUILTIN_EMBEDDER_NAME,
+        SentenceTransformerEmbedder,
+        builtin_model_path,
+    )
 
     return SentenceTransformerEmbedder(builtin_model_path(), setting="test", device="cpu",
                                        name=BUILTIN_EMBEDDER_NAME)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def shared_library() -> tuple[tuple[LibraryStudy, ...], Path]:
     root = Path(tempfile.mkdtemp(prefix="radreview-reference-library-"))
     atexit.register(shutil.rmtree, root, ignore_errors=True)

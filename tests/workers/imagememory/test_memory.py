@@ -11,9 +11,18 @@ from tests.support import dicom_factory as dicom
 from tests.support import image_alterations as alt
 from tests.support import tiny_models as tiny
 from workers.backends.builtin import AppearanceDescriptorEncoder
-from workers.imagememory import (EncoderMismatch, ImageMemory, MemoryCorrupt, MemoryImage,
-                                 MemoryStudy, QueryImage, add_to_memory, cached_memory,
-                                 load_pixels, memory_dir)
+from workers.imagememory import (
+    EncoderMismatch,
+    ImageMemory,
+    MemoryCorrupt,
+    MemoryImage,
+    MemoryStudy,
+    QueryImage,
+    add_to_memory,
+    cached_memory,
+    load_pixels,
+    memory_dir,
+)
 from workers.retrieval.index import HnswParams
 
 from .library_factory import build_memory, phantom, write_library

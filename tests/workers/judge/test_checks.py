@@ -3,8 +3,13 @@ import pytest
 
 from tests.workers.library.fakes import make_library
 from workers.judge import ReportContext, judge
-from workers.judge.checks import (contradictions, laterality_conflicts, out_of_domain,
-                                  run_checks, unsupported_by_library)
+from workers.judge.checks import (
+    contradictions,
+    laterality_conflicts,
+    out_of_domain,
+    run_checks,
+    unsupported_by_library,
+)
 from workers.types import Harm
 
 SOUND = ("FINDINGS: The heart is normal in size. The lungs are clear. No pleural effusion or "

@@ -2,8 +2,16 @@
 import pytest
 
 from workers.nlp.graph import (
-    ANAT_DP, LOCATED_AT, MODIFY, OBS_DA, OBS_DP, OBS_U, SUGGESTIVE_OF, extract_graph,
-    graph_from_radgraph, graph_phrases,
+    ANAT_DP,
+    LOCATED_AT,
+    MODIFY,
+    OBS_DA,
+    OBS_DP,
+    OBS_U,
+    SUGGESTIVE_OF,
+    extract_graph,
+    graph_from_radgraph,
+    graph_phrases,
 )
 
 

@@ -2,7 +2,10 @@
 import pytest
 
 from workers.nlp.phrases import (
-    COMPARATIVE_TERMS, find_comparisons, key_phrases, remove_comparisons,
+    COMPARATIVE_TERMS,
+    find_comparisons,
+    key_phrases,
+    remove_comparisons,
 )
 
 

@@ -6,15 +6,28 @@ import random
 
 import pytest
 
-from workers.radflag.calibration import (CalibrationInputError, CalibrationReport,
-                                         CalibrationSentence, RawReport, adjusted_risk, calibrate,
-                                         calibrate_lines, empirical_risk, prepare, read_lines,
-                                         score_raw, select_lambda1, select_lambda2)
+from workers.radflag.calibration import (
+    CalibrationInputError,
+    CalibrationReport,
+    CalibrationSentence,
+    RawReport,
+    adjusted_risk,
+    calibrate,
+    calibrate_lines,
+    empirical_risk,
+    prepare,
+    read_lines,
+    score_raw,
+    select_lambda1,
+    select_lambda2,
+)
 
 
 def report(rid, n, rows):
     """rows: (support, factual) or (support, factual, category)."""
-    return CalibrationReport(rid, n, tuple(CalibrationSentence(f"s{i}", *row) for i, row in enumerate(rows)))
+    return CalibrationReport(
+        rid, n, tuple(CalibrationSentence(f"s{i}", *row) for i, row in enumerate(rows))
+    )
 
 
 # --- λ1: hand-computed cases -----------------------------------------------------------------
@@ -26,7 +39,13 @@ SUPPORTS, FACTUAL = [0, 1, 2, 3], [True, True, False, True]
 
 def test_adjusted_risk_is_the_design_formula():
     assert [empirical_risk(SUPPORTS, FACTUAL, lam) for lam in range(5)] == [0, 0.25, 0.5, 0.5, 0.75]
-    assert [float(adjusted_risk(SUPPORTS, FACTUAL, lam)) for lam in range(5)] == [0.2, 0.4, 0.6, 0.6, 0.8]
+    assert [float(adjusted_risk(SUPPORTS, FACTUAL, lam)) for lam in range(5)] == [
+        0.2,
+        0.4,
+        0.6,
+        0.6,
+        0.8,
+    ]
 
 
 @pytest.mark.parametrize("alpha, expected", [
@@ -81,10 +100,24 @@ def test_alpha_outside_zero_one_is_refused():
 
 # --- λ2 ---------------------------------------------------------------------------------------
 
-COUNTS = [0, 0, 1, 1, 2, 3, 5, 0, 0, 2]  # flagged sentences per report; shares for λ2 = 1..6: .6 .4 .2 .1 .1 0
+COUNTS = [
+    0,
+    0,
+    1,
+    1,
+    2,
+    3,
+    5,
+    0,
+    0,
+    2,
+]  # flagged sentences per report; shares for λ2 = 1..6: .6 .4 .2 .1 .1 0
 
 
-@pytest.mark.parametrize("target, expected", [(1.0, 1), (0.6, 1), (0.5, 2), (0.4, 2), (0.3, 3), (0.1, 4), (0.05, 6), (0.0, 6)])
+@pytest.mark.parametrize(
+    "target, expected",
+    [(1.0, 1), (0.6, 1), (0.5, 2), (0.4, 2), (0.3, 3), (0.1, 4), (0.05, 6), (0.0, 6)],
+)
 def test_lambda2_is_the_smallest_that_flags_at_most_the_target_share(target, expected):
     assert select_lambda2(COUNTS, target) == expected
 
@@ -113,14 +146,26 @@ def test_calibrate_reports_lambda1_lambda2_and_the_rates():
     # λ2 = 1 flags 3/3, λ2 = 2 flags 2/3, λ2 = 3 flags 0 → target 0.5 gives λ2 = 3.
     assert result.lambda2 == 3 and result.report_flag_rate == 0.0
     table = {row["lambda2"]: row for row in result.lambda2_table}
-    assert table[1]["reports_flagged"] == 3 and table[1]["mean_flagged_sentences"] == pytest.approx(5 / 3)
+    assert table[1]["reports_flagged"] == 3 and table[1]["mean_flagged_sentences"] == pytest.approx(
+        5 / 3
+    )
     assert table[2]["reports_flagged"] == 2 and table[2]["mean_flagged_sentences"] == 2
     assert table[3]["reports_flagged"] == 0 and table[3]["mean_flagged_sentences"] is None
     assert [row["lambda"] for row in result.curve] == [0, 1, 2, 3, 4]
-    assert [round(row["adjusted_risk"], 4) for row in result.curve] == [round(x / 9, 4) for x in (1, 2, 3, 3, 6)]
+    assert [round(row["adjusted_risk"], 4) for row in result.curve] == [
+        round(x / 9, 4) for x in (1, 2, 3, 3, 6)
+    ]
     summary = result.summary()
-    for key in ("lambda1", "lambda1_by_category", "lambda2", "alpha", "n_sentences", "risk_at_lambda1",
-                "sentence_flag_rate", "report_flag_rate"):
+    for key in (
+        "lambda1",
+        "lambda1_by_category",
+        "lambda2",
+        "alpha",
+        "n_sentences",
+        "risk_at_lambda1",
+        "sentence_flag_rate",
+        "report_flag_rate",
+    ):
         assert key in summary
     assert summary["lambda1_by_category"] == {}
 
@@ -163,40 +208,94 @@ def line(**record) -> str:
     return json.dumps(record)
 
 
-GOOD = line(id="a", n_samples=10, sentences=[{"text": "No effusion.", "support": 9, "factual": True},
-                                             {"text": "Big mass.", "support": 1, "factual": False,
-                                              "category": "lungs"}])
+GOOD = line(
+    id="a",
+    n_samples=10,
+    sentences=[
+        {"text": "No effusion.", "support": 9, "factual": True},
+        {"text": "Big mass.", "support": 1, "factual": False, "category": "lungs"},
+    ],
+)
 
 
 def test_pre_scored_lines_are_read_with_categories_normalised():
-    records = read_lines([GOOD, "", line(id=2, n_samples=10, sentences=[{"text": "x", "support": 0, "factual": True}])])
+    records = read_lines(
+        [
+            GOOD,
+            "",
+            line(id=2, n_samples=10, sentences=[{"text": "x", "support": 0, "factual": True}]),
+        ]
+    )
     assert [r.id for r in records] == ["a", "2"]
     assert records[0].sentences[1].category == "Lungs" and records[0].sentences[0].category is None
 
 
-@pytest.mark.parametrize("bad, message", [
-    ("{not json", r"cal.jsonl:2: bad JSON"),
-    ("[1, 2]", r"cal.jsonl:2: expected a JSON object"),
-    (line(n_samples=10, sentences=[]), r"cal.jsonl:2: missing 'id'"),
-    (line(id="b", n_samples=10, sentences=[]), r"cal.jsonl:2: no sentences"),
-    (line(id="b", sentences=[{"text": "x", "support": 1, "factual": True}]), r"cal.jsonl:2: missing 'n_samples'"),
-    (line(id="b", n_samples=10, sentences=[{"text": "x", "support": 1, "factual": True},
-                                           {"text": "y", "support": 11, "factual": True}]),
-     r"cal.jsonl:2: sentence 2: support 11 is outside 0\.\.10"),
-    (line(id="b", n_samples=10, sentences=[{"text": "x", "support": -1, "factual": True}]), r"outside 0\.\.10"),
-    (line(id="b", n_samples=10, sentences=[{"text": "x", "support": 1.5, "factual": True}]), r"whole number"),
-    (line(id="b", n_samples=10, sentences=[{"text": "x", "support": 1, "factual": "yes"}]), r"true or false"),
-    (line(id="b", n_samples=10, sentences=[{"support": 1, "factual": True}]), r"sentence 1: missing 'text'"),
-    (line(id="b", n_samples=10, sentences=[{"text": "x", "support": 1}]), r"missing 'factual'"),
-    (line(id="b", n_samples=10, sentences=[{"text": "x", "support": 1, "factual": True, "category": "Heart"}]),
-     r"category 'Heart' is not one of"),
-    (line(id="b", n_samples=5, sentences=[{"text": "x", "support": 1, "factual": True}]),
-     r"cal.jsonl:2: 5 samples, but line 1 has 10"),
-    (line(id="a", n_samples=10, sentences=[{"text": "x", "support": 1, "factual": True}]), r"id 'a' repeats line 1"),
-    (line(id="b", candidate="No effusion.", samples=["a", "b"]), r"cal.jsonl:2: missing 'ground_truth'"),
-    (line(id="b", candidate="No effusion.", samples=["a", " "], ground_truth="x"), r"sample 2 is empty"),
-    (line(id="b", report="x"), r"cal.jsonl:2: expected 'n_samples' and 'sentences'"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ("{not json", r"cal.jsonl:2: bad JSON"),
+        ("[1, 2]", r"cal.jsonl:2: expected a JSON object"),
+        (line(n_samples=10, sentences=[]), r"cal.jsonl:2: missing 'id'"),
+        (line(id="b", n_samples=10, sentences=[]), r"cal.jsonl:2: no sentences"),
+        (
+            line(id="b", sentences=[{"text": "x", "support": 1, "factual": True}]),
+            r"cal.jsonl:2: missing 'n_samples'",
+        ),
+        (
+            line(
+                id="b",
+                n_samples=10,
+                sentences=[
+                    {"text": "x", "support": 1, "factual": True},
+                    {"text": "y", "support": 11, "factual": True},
+                ],
+            ),
+            r"cal.jsonl:2: sentence 2: support 11 is outside 0\.\.10",
+        ),
+        (
+            line(id="b", n_samples=10, sentences=[{"text": "x", "support": -1, "factual": True}]),
+            r"outside 0\.\.10",
+        ),
+        (
+            line(id="b", n_samples=10, sentences=[{"text": "x", "support": 1.5, "factual": True}]),
+            r"whole number",
+        ),
+        (
+            line(id="b", n_samples=10, sentences=[{"text": "x", "support": 1, "factual": "yes"}]),
+            r"true or false",
+        ),
+        (
+            line(id="b", n_samples=10, sentences=[{"support": 1, "factual": True}]),
+            r"sentence 1: missing 'text'",
+        ),
+        (line(id="b", n_samples=10, sentences=[{"text": "x", "support": 1}]), r"missing 'factual'"),
+        (
+            line(
+                id="b",
+                n_samples=10,
+                sentences=[{"text": "x", "support": 1, "factual": True, "category": "Heart"}],
+            ),
+            r"category 'Heart' is not one of",
+        ),
+        (
+            line(id="b", n_samples=5, sentences=[{"text": "x", "support": 1, "factual": True}]),
+            r"cal.jsonl:2: 5 samples, but line 1 has 10",
+        ),
+        (
+            line(id="a", n_samples=10, sentences=[{"text": "x", "support": 1, "factual": True}]),
+            r"id 'a' repeats line 1",
+        ),
+        (
+            line(id="b", candidate="No effusion.", samples=["a", "b"]),
+            r"cal.jsonl:2: missing 'ground_truth'",
+        ),
+        (
+            line(id="b", candidate="No effusion.", samples=["a", " "], ground_truth="x"),
+            r"sample 2 is empty",
+        ),
+        (line(id="b", report="x"), r"cal.jsonl:2: expected 'n_samples' and 'sentences'"),
+    ],
+)
 def test_invalid_lines_are_refused_naming_the_line(bad, message):
     with pytest.raises(CalibrationInputError, match=message) as refused:
         read_lines([GOOD, bad], source="cal.jsonl")
@@ -212,11 +311,14 @@ def test_an_empty_file_is_refused():
 
 RAW = RawReport(
     id="r1",
-    candidate="FINDINGS: No pneumothorax. There is a large left pleural effusion. Mild cardiomegaly.\n"
-              "INDICATION: Pneumonia?",
-    samples=("No pneumothorax. Small left pleural effusion. Normal heart size.",
-             "No pneumothorax. No effusion. Mild cardiomegaly.",
-             "Lungs are clear. No pneumothorax or effusion. Mild cardiomegaly."),
+    candidate="FINDINGS: No pneumothorax. There is a large left pleural effusion. "
+              "Mild cardiomegaly.\n"
+    "INDICATION: Pneumonia?",
+    samples=(
+        "No pneumothorax. Small left pleural effusion. Normal heart size.",
+        "No pneumothorax. No effusion. Mild cardiomegaly.",
+        "Lungs are clear. No pneumothorax or effusion. Mild cardiomegaly.",
+    ),
     ground_truth="No pneumothorax. No pleural effusion. Mild cardiomegaly.",
     line=4,
 )
@@ -225,7 +327,10 @@ RAW = RawReport(
 def test_raw_lines_are_scored_against_samples_and_ground_truth():
     scored = score_raw(RAW)
     assert [s.text for s in scored.sentences] == [
-        "No pneumothorax.", "There is a large left pleural effusion.", "Mild cardiomegaly."]  # no INDICATION
+        "No pneumothorax.",
+        "There is a large left pleural effusion.",
+        "Mild cardiomegaly.",
+    ]  # no INDICATION
     assert [s.support for s in scored.sentences] == [3, 1, 2]  # the size differs: partial support
     assert [s.factual for s in scored.sentences] == [True, False, True]
     assert [s.category for s in scored.sentences] == ["Pleura", "Pleura", "Cardiomediastinal"]

@@ -4,10 +4,19 @@ from __future__ import annotations
 import pytest
 
 from workers.pipeline import parse_report
-from workers.radflag import (SentenceInfo, SentenceSupport, SentenceToScore, Thresholds,
-                             confidence_of, default_lambda1, flag_report, rescale, score_support)
-from workers.radflag.support import SampleVerdict
+from workers.radflag import (
+    SentenceInfo,
+    SentenceSupport,
+    SentenceToScore,
+    Thresholds,
+    confidence_of,
+    default_lambda1,
+    flag_report,
+    rescale,
+    score_support,
+)
 from workers.radflag.stages import RadFlagInputs, radflag
+from workers.radflag.support import SampleVerdict
 from workers.types import Harm
 
 CANDIDATE = (
@@ -21,8 +30,10 @@ SAMPLES = (["FINDINGS: Heart size normal. Small right pleural effusion. No pneum
 
 
 def infos(text=CANDIDATE):
-    return tuple(SentenceInfo(s.index, s.text, s.start, s.end, s.section, s.category, tuple(s.findings))
-                 for s in parse_report(text))
+    return tuple(
+        SentenceInfo(s.index, s.text, s.start, s.end, s.section, s.category, tuple(s.findings))
+        for s in parse_report(text)
+    )
 
 
 def test_builtin_support_counts_complete_and_partial_and_skips_non_image_sections():
@@ -31,16 +42,22 @@ def test_builtin_support_counts_complete_and_partial_and_skips_non_image_section
     assert 0 not in supports  # the INDICATION is a question, not a claim
     assert supports[1].support == 10 and supports[1].n == 10           # heart size normal
     effusion = supports[2]
-    assert (effusion.support, effusion.partial, effusion.complete) == (3, 3, 0)  # size differs: partial
+    assert (effusion.support, effusion.partial, effusion.complete) == (
+        3,
+        3,
+        0,
+    )  # size differs: partial
     assert [v.verdict for v in effusion.verdicts] == ["partial"] * 3 + ["none"] * 7
     assert all(v.reason for v in effusion.verdicts)
-    assert supports[4].support == 0                                    # consolidation nowhere
-    assert supports[5].support == 10                                   # technique line: nothing to contradict
+    assert supports[4].support == 0  # consolidation nowhere
+    assert supports[5].support == 10  # technique line: nothing to contradict
     assert [v.sample for v in supports[4].verdicts] == list(range(10))
 
 
 def test_flags_detections_and_evidence_with_default_thresholds():
-    result = radflag(RadFlagInputs(infos(), tuple(SAMPLES), Thresholds(lambda1=4, lambda2=2, n_samples=10)))
+    result = radflag(
+        RadFlagInputs(infos(), tuple(SAMPLES), Thresholds(lambda1=4, lambda2=2, n_samples=10))
+    )
     outcome = result.outcome
     flagged = {f.index for f in outcome.sentences if f.flagged}
     # The effusion (3 of 10), the consolidation (0) and the impression's effusion (3) are below 4.
@@ -60,17 +77,25 @@ def test_flags_detections_and_evidence_with_default_thresholds():
     assert evidence["thresholds"] == "default" and "No active calibration" in evidence["note"]
     assert evidence["report_flagged"] is True
     assert evidence["lambda2"] == 2 and evidence["flagged_sentences"] == outcome.flagged_sentences
-    assert len(evidence["verdicts"]) == 10 and set(evidence["verdicts"][0]) == {"sample", "verdict", "reason"}
+    assert len(evidence["verdicts"]) == 10 and set(evidence["verdicts"][0]) == {
+        "sample",
+        "verdict",
+        "reason",
+    }
 
 
 def test_report_flag_needs_lambda2_flagged_sentences():
-    result = radflag(RadFlagInputs(infos(), tuple(SAMPLES), Thresholds(lambda1=4, lambda2=5, n_samples=10)))
+    result = radflag(
+        RadFlagInputs(infos(), tuple(SAMPLES), Thresholds(lambda1=4, lambda2=5, n_samples=10))
+    )
     assert not result.outcome.report_flagged
     assert all(d.evidence["report_flagged"] is False for d in result.outcome.detections)
 
 
 def support(index, supports, n=10):
-    return SentenceSupport(index, tuple(SampleVerdict(i, "complete" if i < supports else "none") for i in range(n)))
+    return SentenceSupport(
+        index, tuple(SampleVerdict(i, "complete" if i < supports else "none") for i in range(n))
+    )
 
 
 def test_per_category_lambda1_and_the_calibration_named_in_the_evidence():
@@ -95,7 +120,9 @@ def test_thresholds_for_another_number_of_samples_keep_the_share():
     assert rescale(3, 10, 20) == 6
     assert rescale(11, 10, 5) == 6     # n + 1 (flag everything) stays n + 1
     assert default_lambda1(0.3, 10) == 3 and default_lambda1(0.3, 7) == 3
-    thresholds = Thresholds(lambda1=3, lambda2=2, n_samples=10, calibration_id=1, calibration_version=1)
+    thresholds = Thresholds(
+        lambda1=3, lambda2=2, n_samples=10, calibration_id=1, calibration_version=1
+    )
     assert thresholds.lambda1_for("Lungs", 5) == 2
     assert "rescaled" in thresholds.describe(5) and "rescaled" not in thresholds.describe(10)
 

@@ -11,13 +11,12 @@ import re
 
 import pytest
 
+from tests.support.fake_llm_server import FakeServer, Reply, completion
 from workers.backends import registry
 from workers.pipeline import StageError
 from workers.radflag import SentenceInfo, Thresholds
 from workers.radflag.llm_support import coverage_problem
 from workers.radflag.stages import RadFlagInputs, radflag
-
-from tests.support.fake_llm_server import FakeServer, Reply, completion
 
 SENTENCES = (SentenceInfo(0, "Small left pleural effusion.", 10, 38, "findings", "Pleura",
                           ({"observation": "pleural effusion", "status": "present"},)),
@@ -83,16 +82,29 @@ def test_an_uncovered_sample_is_asked_again_and_the_second_answer_is_used():
     assert result.supports[0].support == 2 and result.supports[0].n == 5
 
 
-@pytest.mark.parametrize("bad, problem", [
-    ({"complete": [1, 2], "partial": [2], "none": [3, 4, 5]}, "report 2 is in both 'complete' and 'partial'"),
-    ({"complete": [1, 2, 3, 4, 5, 6], "partial": [], "none": []}, "6 is greater than the maximum of 5"),
-    ({"complete": [1, 1, 2, 3, 4, 5], "partial": [], "none": []}, "non-unique"),
-    ("The sample supports it.", "no JSON value"),
-    ({"complete": [1, 2, 3, 4, 5]}, "'partial' is a required property"),
-])
+@pytest.mark.parametrize(
+    "bad, problem",
+    [
+        (
+            {"complete": [1, 2], "partial": [2], "none": [3, 4, 5]},
+            "report 2 is in both 'complete' and 'partial'",
+        ),
+        (
+            {"complete": [1, 2, 3, 4, 5, 6], "partial": [], "none": []},
+            "6 is greater than the maximum of 5",
+        ),
+        ({"complete": [1, 1, 2, 3, 4, 5], "partial": [], "none": []}, "non-unique"),
+        ("The sample supports it.", "no JSON value"),
+        ({"complete": [1, 2, 3, 4, 5]}, "'partial' is a required property"),
+    ],
+)
 def test_twice_invalid_fails_the_stage_with_a_clear_message(bad, problem):
     def script(body):
-        return answer(bad) if sentence_of(body).startswith("Small") else answer(GOOD[sentence_of(body)])
+        return (
+            answer(bad)
+            if sentence_of(body).startswith("Small")
+            else answer(GOOD[sentence_of(body)])
+        )
 
     with FakeServer() as server:
         server.script = script
@@ -107,5 +119,10 @@ def test_twice_invalid_fails_the_stage_with_a_clear_message(bad, problem):
 
 def test_coverage_rules():
     assert coverage_problem({"complete": [1, 2], "partial": [3], "none": []}, 3) is None
-    assert coverage_problem({"complete": [1], "partial": [], "none": []}, 3) == "reports 2, 3 are in none of the lists"
-    assert "is not a report number" in coverage_problem({"complete": [0, 1, 2], "partial": [], "none": []}, 2)
+    assert (
+        coverage_problem({"complete": [1], "partial": [], "none": []}, 3)
+        == "reports 2, 3 are in none of the lists"
+    )
+    assert "is not a report number" in coverage_problem(
+        {"complete": [0, 1, 2], "partial": [], "none": []}, 2
+    )

@@ -8,14 +8,19 @@ import types
 
 import pytest
 
-from workers.backends import registry
-from workers.pipeline import StageError
-from workers.radflag.stages import ALTERNATIVES, NO_GENERATOR, ImageForSampling, SampleInputs, sample
-
 from tests.support import dicom_factory as dicom
 from tests.support import tiny_models as tiny
 from tests.support.fake_llm_server import FakeServer, Reply, completion
 from tests.workers.imagememory.library_factory import reference_library, text_embedder  # noqa: F401
+from workers.backends import registry
+from workers.pipeline import StageError
+from workers.radflag.stages import (
+    ALTERNATIVES,
+    NO_GENERATOR,
+    ImageForSampling,
+    SampleInputs,
+    sample,
+)
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +34,10 @@ def images(tmp_path) -> tuple[ImageForSampling, ...]:
     pa.write_bytes(dicom.make_dicom(rows=64, cols=64, view="PA"))
     lateral = tmp_path / "lateral.png"
     lateral.write_bytes(dicom.make_png())
-    return (ImageForSampling(str(pa), "dicom", "PA"), ImageForSampling(str(lateral), "png", "LATERAL"))
+    return (
+        ImageForSampling(str(pa), "dicom", "PA"),
+        ImageForSampling(str(lateral), "png", "LATERAL"),
+    )
 
 
 def inputs(images, **overrides) -> SampleInputs:
@@ -39,8 +47,12 @@ def inputs(images, **overrides) -> SampleInputs:
     return SampleInputs(**settings)
 
 
-def test_tiny_vlm_drafts_the_candidate_and_the_samples_in_one_batched_call(tiny_vlm_dir, images, monkeypatch):
-    registry.configure({"generator": f"transformers:{tiny_vlm_dir}?device={tiny.DEVICE}&max_new_tokens=12"})
+def test_tiny_vlm_drafts_the_candidate_and_the_samples_in_one_batched_call(
+    tiny_vlm_dir, images, monkeypatch
+):
+    registry.configure(
+        {"generator": f"transformers:{tiny_vlm_dir}?device={tiny.DEVICE}&max_new_tokens=12"}
+    )
     model = registry.generator()
     calls = []
     original = model.model.generate
@@ -54,7 +66,11 @@ def test_tiny_vlm_drafts_the_candidate_and_the_samples_in_one_batched_call(tiny_
     result = sample(inputs(images), lambda fraction, note="": progress.append(fraction),
                     generator=model)
     assert result.source == "tiny-llava" and not result.skipped
-    assert result.candidate is not None and result.candidate.text and result.candidate.temperature == 0.1
+    assert (
+        result.candidate is not None
+        and result.candidate.text
+        and result.candidate.temperature == 0.1
+    )
     assert [s.sample_index for s in result.samples] == [0, 1, 2, 3]
     assert all(s.temperature == 1.0 and isinstance(s.text, str) for s in result.samples)
     assert len(calls) == 2  # one call for the candidate, one for all n samples
@@ -86,13 +102,17 @@ def test_openai_compatible_server_gets_the_images_and_n_in_one_request(images):
     assert (samples_request["n"], samples_request["temperature"]) == (10, 1.0)
     content = samples_request["messages"][0]["content"]
     pictures = [part for part in content if part["type"] == "image_url"]
-    assert len(pictures) == 2 and pictures[0]["image_url"]["url"].startswith("data:image/png;base64,")
+    assert len(pictures) == 2 and pictures[0]["image_url"]["url"].startswith(
+        "data:image/png;base64,"
+    )
     assert any("View: PA" in part.get("text", "") for part in content)
 
 
 def test_a_server_returning_fewer_choices_is_topped_up_to_n(images):
     with FakeServer() as server:
-        server.script = lambda body: Reply(body=completion(*["FINDINGS: Clear."] * min(body["n"], 2)))
+        server.script = lambda body: Reply(
+            body=completion(*["FINDINGS: Clear."] * min(body["n"], 2))
+        )
         registry.configure({"generator": f"openai:{server.url}?model=cxr-gen&retries=0"})
         # The backend tops a short reply up with single requests; each of those returns one.
         result = sample(inputs(images, n=5), generator=registry.generator())
@@ -155,11 +175,15 @@ def test_a_generator_returning_the_wrong_number_of_samples_fails_plainly(images,
 
 def test_the_builtin_retrieval_generator_drafts_from_the_image_memory(reference_library):  # noqa: F811
     studies, index_dir = reference_library
-    images = tuple(ImageForSampling(image.path, image.kind, image.view) for image in studies[1].images)
+    images = tuple(
+        ImageForSampling(image.path, image.kind, image.view) for image in studies[1].images
+    )
     result = sample(inputs(images, index_dir=str(index_dir), n=10))
     assert result.source == "builtin-retrieval-generator"
     assert result.candidate.text.startswith("FINDINGS: ") and result.candidate.temperature == 0.1
-    assert len(result.samples) == 10 and all(s.text.startswith("FINDINGS: ") for s in result.samples)
+    assert len(result.samples) == 10 and all(
+        s.text.startswith("FINDINGS: ") for s in result.samples
+    )
     assert len({s.text for s in result.samples}) > 1  # temperature 1.0 varies the samples
 
 

@@ -4,10 +4,21 @@ from __future__ import annotations
 import pytest
 
 from workers.backends.builtin import AppearanceDescriptorEncoder
-from workers.imagememory import (ImageMemory, MemoryImage, MemoryStudy, Neighbour, load_pixels,
-                                 memory_dir)
-from workers.rarrg.retrieval import (ScoredPhrase, resolve_conflicts, retrieve_phrases,
-                                     select_phrases, view_scores)
+from workers.imagememory import (
+    ImageMemory,
+    MemoryImage,
+    MemoryStudy,
+    Neighbour,
+    load_pixels,
+    memory_dir,
+)
+from workers.rarrg.retrieval import (
+    ScoredPhrase,
+    resolve_conflicts,
+    retrieve_phrases,
+    select_phrases,
+    view_scores,
+)
 
 
 def neighbour(study_id: int, similarity: float, *phrases: str) -> Neighbour:

@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support import image_alterations as alt
 from tests.support import dicom_factory as dicom
+from tests.support import image_alterations as alt
 from workers.backends.builtin import AppearanceDescriptorEncoder
+from workers.detectors import DETECTORS
 from workers.imagememory import ImageMemory, QueryImage, load_pixels, memory_dir
 from workers.pipeline import StageError
 from workers.rarrg.retriever import save_checkpoint, train_on_memory
-from workers.detectors import DETECTORS
 from workers.rarrg.run import RarrgInputs, run_rarrg
 
 ENCODER = AppearanceDescriptorEncoder()

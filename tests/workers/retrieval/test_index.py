@@ -29,7 +29,9 @@ def test_excluded_ids_are_never_returned():
 
 def test_index_grows_into_hnsw_past_the_exact_limit_and_keeps_its_vectors():
     vectors = random_vectors(300)
-    index = VectorIndex(32, exact_below=200, hnsw=HnswParams(m=16, ef_construction=80, ef_search=64))
+    index = VectorIndex(
+        32, exact_below=200, hnsw=HnswParams(m=16, ef_construction=80, ef_search=64)
+    )
     index.add(np.arange(150), vectors[:150])
     assert index.kind == "exact"
     index.add(np.arange(150, 300), vectors[150:])

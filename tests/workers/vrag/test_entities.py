@@ -1,8 +1,13 @@
 """V-RAG entities: extraction, the shortest library sub-phrase, what a report says."""
 from __future__ import annotations
 
-from workers.vrag.entities import (extract_entities, library_entities, question_for,
-                                   shortest_library_subphrase, statement)
+from workers.vrag.entities import (
+    extract_entities,
+    library_entities,
+    question_for,
+    shortest_library_subphrase,
+    statement,
+)
 
 
 def test_disease_entities_carry_their_modifiers_status_and_sentence():

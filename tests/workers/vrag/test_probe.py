@@ -12,8 +12,14 @@ from tests.support.fake_llm_server import FakeServer, Reply, completion
 from workers.backends.openai_http import OpenAIGenerator, OpenAITextModel
 from workers.backends.spec import parse_spec
 from workers.imagememory import MemoryImage, MemoryStudy, Neighbour
-from workers.vrag.probe import (Probe, builtin_answer, generator_probes, llm_probes,
-                                neighbour_evidence, parse_yes_no)
+from workers.vrag.probe import (
+    Probe,
+    builtin_answer,
+    generator_probes,
+    llm_probes,
+    neighbour_evidence,
+    parse_yes_no,
+)
 
 REPORTS = ["Small left pleural effusion. No pneumothorax.",
            "No pleural effusion. Heart size is normal.",
