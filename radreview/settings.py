@@ -413,6 +413,9 @@ JOB_MAX_ATTEMPTS = env_int("RADREVIEW_JOB_MAX_ATTEMPTS", 3)
 RECONCILE_SECONDS = float(os.environ.get("RADREVIEW_RECONCILE_SECONDS") or 30)
 JOB_RESEND_AFTER_SECONDS = float(os.environ.get("RADREVIEW_JOB_RESEND_AFTER_SECONDS") or 30)
 JOB_MAX_SEND_FAILURES = env_int("RADREVIEW_JOB_MAX_SEND_FAILURES", 10)
+# On the single-machine default (SQLite, the filesystem broker), the worklist and the upload
+# page say that the default is the limit once more than this many jobs are queued (0: never).
+SINGLE_MACHINE_QUEUE_NOTICE = env_int("RADREVIEW_SINGLE_MACHINE_QUEUE_NOTICE", 100)
 # While the database or the broker is unreachable, requests are answered 503 with this
 # Retry-After (radreview/outages); the outage page reloads itself after as long.
 OUTAGE_RETRY_AFTER_SECONDS = env_int("RADREVIEW_OUTAGE_RETRY_AFTER_SECONDS", 5)

@@ -11,6 +11,7 @@ from django.views.decorators.http import require_POST
 
 from radreview.audit.services import record_event
 from radreview.dicomnet import selectors as dicom_selectors
+from radreview.jobs import capacity
 from radreview.jobs import services as jobs
 from radreview.jobs.models import Job
 from radreview.review.views import review_context
@@ -47,13 +48,16 @@ def worklist(request):
         "poll_seconds": 2 if any(not selectors.is_finished(s) for s in page) else 5,
         "sorts": WORKLIST_SORTS,
     }
+    if not request.htmx:  # the rows' poll does not show it: no count per poll
+        context["single_machine"] = capacity.single_machine_limit()
     template = "studies/_worklist_rows.html" if request.htmx else "studies/worklist.html"
     return render(request, template, context)
 
 
 def _upload_page(request, form, status: int = 200, refused: str = ""):
     context = {"form": form, "limits": upload_limits.limits(), "refused": refused,
-               "drafting": setup_selectors.drafting_available()}
+               "drafting": setup_selectors.drafting_available(),
+               "single_machine": capacity.single_machine_limit()}
     return render(request, "studies/upload.html", context, status=status)
 
 
