@@ -32,7 +32,6 @@ from workers.nlp.vocabulary import (
     ACUTE_OBS,
     BONE_OBS,
     BORDERLINE_NORMAL_RE,
-    CONCEPT_BY_GROUP,
     CONCEPT_BY_NAME,
     CONCEPT_RE,
     GLOBAL_BONE_PHRASE,
@@ -49,8 +48,8 @@ from workers.nlp.vocabulary import (
     NORMAL_SUBJECTS,
     NOT_NORMAL_RE,
     SEVERITY_RE,
-    Concept,
     comparison_cue,
+    concept_mentions,
     severity_of,
 )
 from workers.types import Harm
@@ -258,14 +257,6 @@ def _normal_statements(lower: str) -> tuple[tuple[tuple[str, ...], re.Match, str
 
 
 @lru_cache(maxsize=16384)
-def _mentions(lower: str) -> tuple[tuple[Concept, int, int], ...]:
-    """(concept, start, end) of each vocabulary mention of one lower-cased sentence (cached:
-    the one large alternation is the costliest regular expression of the engine)."""
-    return tuple((CONCEPT_BY_GROUP[m.lastgroup], m.start(), m.end())
-                 for m in CONCEPT_RE.finditer(lower))
-
-
-@lru_cache(maxsize=16384)
 def _comparison(lower: str) -> str | None:
     return comparison_cue(lower)
 
@@ -275,7 +266,7 @@ def _sentence_findings(parsed: ParsedReport) -> list[Finding]:
     mentions = []  # (sentence, lower, concept, rel_start, rel_end)
     for sentence in parsed.sentences:
         lower = sentence.text.lower()
-        for concept, a, b in _mentions(lower):
+        for concept, a, b in concept_mentions(lower):
             mentions.append((sentence, lower, concept, a, b))
     assertions = ctx.assert_targets(
         text, [(s.start, s.end) for s in parsed.sentences],
