@@ -59,8 +59,9 @@ def main() -> None:
         add_to_memory,
         memory_dir,
     )
-    from workers.rarrg import RarrgInputs, load_builtin_generator, run_rarrg
-    from workers.vrag import VragInputs, run_vrag
+    from workers.rarrg.generator import load_builtin_generator
+    from workers.rarrg.run import RarrgInputs, run_rarrg
+    from workers.vrag.run import VragInputs, run_vrag
 
     encoder, extractor = AppearanceDescriptorEncoder(), RuleExtractor()
     embedder = SentenceTransformerEmbedder(builtin_model_path(), setting="bench", device="cpu",

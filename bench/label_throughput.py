@@ -36,9 +36,11 @@ DEFAULT_INPUT = ROOT.parent / "shared" / "bench" / "iu_findings_dev.jsonl"
 
 
 def clear_caches() -> None:
-    from workers.nlp import entailment, findings, graph, radiographic, sections
+    from workers.nlp import entailment, findings, graph, radiographic, sections, vocabulary
 
-    for cached in (sections.parse_report, findings._cached, entailment._entail, graph._extract,
+    for cached in (sections.parse_report, findings._cached, vocabulary.concept_mentions,
+                   findings._attributes, findings._normal_statements, findings._comparison,
+                   entailment._entail, graph._extract,
                    radiographic._classify_terms):
         cached.cache_clear()
 

@@ -72,13 +72,13 @@ def run_radflag(inputs, models, progress):
 
 
 def run_vrag(inputs, models, progress):
-    from workers.vrag import run_vrag as vrag  # noqa: PLC0415 - defer FAISS and spaCy
+    from workers.vrag.run import run_vrag as vrag  # noqa: PLC0415 - defer FAISS and spaCy
 
     return vrag(inputs, progress, **{role: models.get(role) for role in VRAG.roles})
 
 
 def run_rarrg(inputs, models, progress):
-    from workers.rarrg import run_rarrg as rarrg  # noqa: PLC0415 - defer FAISS and spaCy
+    from workers.rarrg.run import run_rarrg as rarrg  # noqa: PLC0415 - defer FAISS and spaCy
 
     return rarrg(inputs, progress, **{role: models.get(role) for role in RARRG.roles})
 

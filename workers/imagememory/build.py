@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from workers.pipeline import Progress, no_progress
+from workers.rarrg.phrases import extract_key_phrases
+from workers.vrag.entities import library_entities
 
 from .memory import ImageMemory, MemoryImage, MemoryStudy
 from .query import QueryImage, embed, load_pixels, resolve
@@ -36,8 +38,6 @@ class LibraryStudy:
 
 def describe_study(study: LibraryStudy, extractor=None, llm=None) -> MemoryStudy:
     """The study's key phrases (RA-RRG) and disease entities (V-RAG) for the memory."""
-    from workers.rarrg.phrases import extract_key_phrases  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-    from workers.vrag.entities import library_entities  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
 
     phrases = extract_key_phrases(study.report, extractor, llm).phrases
     return MemoryStudy(study.id, study.external_id, study.source, study.report, phrases,

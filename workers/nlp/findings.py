@@ -32,7 +32,6 @@ from workers.nlp.vocabulary import (
     ACUTE_OBS,
     BONE_OBS,
     BORDERLINE_NORMAL_RE,
-    CONCEPT_BY_GROUP,
     CONCEPT_BY_NAME,
     CONCEPT_RE,
     GLOBAL_BONE_PHRASE,
@@ -50,6 +49,7 @@ from workers.nlp.vocabulary import (
     NOT_NORMAL_RE,
     SEVERITY_RE,
     comparison_cue,
+    concept_mentions,
     severity_of,
 )
 from workers.types import Harm
@@ -179,9 +179,13 @@ def _location_outside(text: str, mention: tuple[int, int]) -> str | None:
     return None
 
 
-def _make(sentence: Sentence, observation: str, status: str, rel: tuple[int, int],
-          lower: str, cue: str | None, comparison: str | None,
-          attributes_from: tuple[int, int] | None = None, implied: bool = False) -> Finding:
+# The attributes of a mention depend only on its sentence's words, and reports repeat sentences
+# ("No pneumothorax.", "Heart size is normal."), so they are worked out once per sentence text.
+@lru_cache(maxsize=16384)
+def _attributes(lower: str, observation: str, rel: tuple[int, int],
+                attributes_from: tuple[int, int] | None
+                ) -> tuple[str | None, str | None, str | None]:
+    """(laterality, severity, location) of the mention ``rel`` of ``observation``."""
     concept = CONCEPT_BY_NAME[observation]
     c_start, c_end = attributes_from or _clause(lower, *rel)
     clause = lower[c_start:c_end]
@@ -194,9 +198,17 @@ def _make(sentence: Sentence, observation: str, status: str, rel: tuple[int, int
                 or re.search(r"\b(?:lungs?|pulmonary|lobe)\b", clause):
             location = next((LOCATION_NAMES[m.lastgroup] for m in LOCATION_RE.finditer(clause)
                              if LOCATION_NAMES[m.lastgroup] in LUNG_SITES), "lung")
+    return _laterality(clause), _severity(clause), location
+
+
+def _make(sentence: Sentence, observation: str, status: str, rel: tuple[int, int],
+          lower: str, cue: str | None, comparison: str | None,
+          attributes_from: tuple[int, int] | None = None, implied: bool = False) -> Finding:
+    concept = CONCEPT_BY_NAME[observation]
+    laterality, severity, location = _attributes(lower, observation, rel, attributes_from)
     return Finding(
         sentence_index=sentence.index, observation=observation, status=status,
-        laterality=_laterality(clause), severity=_severity(clause), location=location,
+        laterality=laterality, severity=severity, location=location,
         comparison=comparison, start=sentence.start + rel[0], end=sentence.start + rel[1],
         category=concept.category, harm=harm_of(observation, status), section=sentence.section,
         text=sentence.text[rel[0]:rel[1]], cue=cue, implied=implied,
@@ -217,12 +229,22 @@ def _normal_findings(sentence: Sentence, lower: str, mentioned: set[str],
             out.append(_make(sentence, obs, ABSENT, (m.start(), m.end()), lower, cue, comparison,
                              attributes_from=(0, len(lower)), implied=True))
 
+    for observations, m, cue in _normal_statements(lower):
+        add(observations, m, cue)
+    return out
+
+
+@lru_cache(maxsize=16384)
+def _normal_statements(lower: str) -> tuple[tuple[tuple[str, ...], re.Match, str], ...]:
+    """(observations, match, cue) of each normal statement of one sentence, in the order
+    ``_normal_findings`` adds them (cached per sentence text: reports repeat them)."""
+    out = []
     g = GLOBAL_NORMAL_RE.search(lower)
     if g:
-        add(ACUTE_OBS, g, GLOBAL_NORMAL_PHRASE)
+        out.append((ACUTE_OBS, g, GLOBAL_NORMAL_PHRASE))
     b = GLOBAL_BONE_RE.search(lower)
     if b:
-        add(BONE_OBS, b, GLOBAL_BONE_PHRASE)
+        out.append((BONE_OBS, b, GLOBAL_BONE_PHRASE))
     if NORMAL_PREDICATE_RE.search(lower) and not NOT_NORMAL_RE.search(lower):
         only_intact = not NORMAL_BUT_INTACT_RE.search(lower)
         for subject_re, observations, phrase in NORMAL_SUBJECTS:
@@ -230,8 +252,13 @@ def _normal_findings(sentence: Sentence, lower: str, mentioned: set[str],
                 continue
             s = subject_re.search(lower)
             if s:
-                add(observations, s, phrase)
-    return out
+                out.append((observations, s, phrase))
+    return tuple(out)
+
+
+@lru_cache(maxsize=16384)
+def _comparison(lower: str) -> str | None:
+    return comparison_cue(lower)
 
 
 def _sentence_findings(parsed: ParsedReport) -> list[Finding]:
@@ -239,8 +266,8 @@ def _sentence_findings(parsed: ParsedReport) -> list[Finding]:
     mentions = []  # (sentence, lower, concept, rel_start, rel_end)
     for sentence in parsed.sentences:
         lower = sentence.text.lower()
-        for m in CONCEPT_RE.finditer(lower):
-            mentions.append((sentence, lower, CONCEPT_BY_GROUP[m.lastgroup], m.start(), m.end()))
+        for concept, a, b in concept_mentions(lower):
+            mentions.append((sentence, lower, concept, a, b))
     assertions = ctx.assert_targets(
         text, [(s.start, s.end) for s in parsed.sentences],
         [(s.start + a, s.start + b) for s, _, _, a, b in mentions])
@@ -253,7 +280,7 @@ def _sentence_findings(parsed: ParsedReport) -> list[Finding]:
         if status != ABSENT and BORDERLINE_NORMAL_RE.search(lower, a, b):
             status = UNCERTAIN
         if sentence.index not in comparisons:
-            comparisons[sentence.index] = comparison_cue(lower)
+            comparisons[sentence.index] = _comparison(lower)
         finding = _make(sentence, concept.name, status, (a, b), lower, assertion.cue,
                         comparisons[sentence.index])
         by_sentence.setdefault(sentence.index, []).append(finding)
@@ -263,7 +290,7 @@ def _sentence_findings(parsed: ParsedReport) -> list[Finding]:
         own = by_sentence.get(sentence.index, [])
         own = _explain_away(own)
         if sentence.index not in comparisons:
-            comparisons[sentence.index] = comparison_cue(lower)
+            comparisons[sentence.index] = _comparison(lower)
         normals = _normal_findings(sentence, lower, {f.observation for f in own},
                                    comparisons[sentence.index])
         findings.extend(_dedupe(own))

@@ -28,7 +28,7 @@ from functools import lru_cache
 
 from workers.nlp import lexicon
 from workers.nlp.sentences import continues_sentence
-from workers.nlp.vocabulary import CONCEPT_RE
+from workers.nlp.vocabulary import concept_mentions, concept_spans
 
 RADIOGRAPHIC = "radiographic"
 BORDERLINE = "borderline"
@@ -69,7 +69,7 @@ _SUMMARY_HEADS = frozenset({"disease", "diseases", "process", "processes", "abno
 
 
 def _known_spans(lower: str) -> list[tuple[int, int]]:
-    return [m.span() for m in CONCEPT_RE.finditer(lower)] + lexicon.term_spans(lower)
+    return concept_spans(lower) + lexicon.term_spans(lower)
 
 
 def _inside(span: tuple[int, int], spans: list[tuple[int, int]]) -> bool:
@@ -163,7 +163,7 @@ def radiographic_status(text: str) -> str:
     if BORDERLINE in statuses:
         return BORDERLINE
     lower = text.lower()
-    if CONCEPT_RE.search(lower) or lexicon.term_spans(lower):
+    if concept_mentions(lower) or lexicon.term_spans(lower):
         return RADIOGRAPHIC
     return UNKNOWN
 

@@ -21,7 +21,7 @@ from workers.nlp import ParsedReport, findings_by_sentence, out_of_domain_terms,
 from workers.nlp.findings import ABSENT, IMAGE_SECTIONS, Finding
 from workers.nlp.lexicon import is_radiology_word
 from workers.nlp.polarity import is_negated
-from workers.nlp.vocabulary import CONCEPT_RE, ancestors, similar
+from workers.nlp.vocabulary import ancestors, concept_spans, similar
 
 DEFAULT_NEIGHBOURS = 5
 
@@ -81,7 +81,7 @@ def _content_runs(sentence: str, taken: list[tuple[int, int]]) -> list[tuple[int
     at least one word that names no finding of the engine's vocabulary ("liver cancer",
     "inflammatory bowel disease"): phrases the library may never have written."""
     lower = sentence.lower()
-    findings = [m.span() for m in CONCEPT_RE.finditer(lower)] + list(taken)
+    findings = concept_spans(lower) + list(taken)
     runs: list[tuple[int, int]] = []
     current: list = []
 
@@ -213,7 +213,7 @@ class ReportContext:
         """Where the first word of ``sentence[start:end]`` that names no finding and that at
         most ``RARE_REPORTS`` library reports use begins (None when there is none)."""
         lower = sentence.lower()
-        findings = [m.span() for m in CONCEPT_RE.finditer(lower)]
+        findings = concept_spans(lower)
         for token in tokenize(sentence):
             if token.start < start or token.end > end or token.text in STOPWORDS:
                 continue

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import re._parser as sre_parse  # the stdlib's own regex parser (first characters of a pattern)
 from dataclasses import dataclass
+from functools import lru_cache
 from re._constants import (
     ANY,
     ASSERT,
@@ -521,6 +522,20 @@ def _compile_concepts() -> tuple[re.Pattern, dict[str, Concept]]:
 
 
 CONCEPT_RE, CONCEPT_BY_GROUP = _compile_concepts()
+
+
+@lru_cache(maxsize=16384)
+def concept_mentions(lower: str) -> tuple[tuple[Concept, int, int], ...]:
+    """(concept, start, end) of each match of ``CONCEPT_RE`` in ``lower``, cached per text:
+    the one large alternation is the engine's costliest expression, and the findings, the
+    report context and the radiographic checks ask it about the same sentences."""
+    return tuple((CONCEPT_BY_GROUP[m.lastgroup], m.start(), m.end())
+                 for m in CONCEPT_RE.finditer(lower))
+
+
+def concept_spans(lower: str) -> list[tuple[int, int]]:
+    """The (start, end) of each match of ``CONCEPT_RE`` in ``lower`` (cached, see above)."""
+    return [(a, b) for _, a, b in concept_mentions(lower)]
 
 # A mention whose own words say the heart is only at the upper limit of normal is uncertain.
 BORDERLINE_NORMAL_RE = re.compile(r"upper limits? of normal|top(?:-| )normal|high(?:-| )normal|"

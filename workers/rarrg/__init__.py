@@ -9,15 +9,8 @@
     retriever.build_model / train / load_checkpoint  the trained DETR-style retriever (torch)
 
 Plain Python, no Django (torch only for the trained retriever); docs/images.md.
-"""
-from .compose import compose_report
-from .generator import GENERATOR_NAME, RetrievalGenerator, load_builtin_generator
-from .phrases import KeyPhrases, extract_key_phrases
-from .retrieval import PhraseRetrieval, ScoredPhrase, retrieve_phrases, select_phrases
-from .run import RarrgInputs, RarrgResult, run_rarrg
 
-__all__ = [
-    "GENERATOR_NAME", "KeyPhrases", "PhraseRetrieval", "RarrgInputs", "RarrgResult",
-    "RetrievalGenerator", "ScoredPhrase", "compose_report", "extract_key_phrases",
-    "load_builtin_generator", "retrieve_phrases", "run_rarrg", "select_phrases",
-]
+Nothing is re-exported here: import the modules (``from workers.rarrg.run import ...``).
+The package's modules import each other's and the image memory's, so an __init__ that
+imported them would close an import circle (tests/workers/test_import_graph.py).
+"""

@@ -3,12 +3,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from workers.imagememory import QueryImage, load_pixels
+from workers.backends.builtin import AppearanceDescriptorEncoder
+from workers.imagememory import EncoderMismatch, QueryImage, load_pixels
 from workers.pipeline import Progress, StageError, no_progress
 from workers.types import Detection
+from workers.vrag.run import MemoryUnavailable, check_encoder, open_memory
 
 from .compose import compose_report, compose_with_llm
-from .retrieval import DEFAULT_NEIGHBOURS, DEFAULT_THRESHOLD, PhraseRetrieval, select_phrases
+from .retrieval import (
+    DEFAULT_NEIGHBOURS,
+    DEFAULT_THRESHOLD,
+    PhraseRetrieval,
+    pool_views,
+    resolve_conflicts,
+    select_phrases,
+)
+from .retriever import load_checkpoint
 from .support import unsupported_sentences
 
 
@@ -39,8 +49,6 @@ class RarrgResult:
 
 def trained_retrieval(checkpoint: str, memory, vectors, threshold: float) -> PhraseRetrieval:
     """Phrases from the trained retriever (one forward pass per view, best score pooled)."""
-    from .retrieval import pool_views, resolve_conflicts  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-    from .retriever import load_checkpoint  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
 
     model = load_checkpoint(checkpoint)
     per_view = []
@@ -66,22 +74,18 @@ def _bank_lookup(memory, embedder):
 def run_rarrg(inputs: RarrgInputs, progress: Progress = no_progress, *, image_encoder=None,
               text_embedder=None, llm=None) -> RarrgResult:
     """RA-RRG for one study with the models passed in (None: the role's built-in default)."""
-    from workers.vrag.run import check_encoder, open_memory  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
 
     encoder, embedder = image_encoder, text_embedder
     if encoder is None:
-        from workers.backends.builtin import AppearanceDescriptorEncoder  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
         encoder = AppearanceDescriptorEncoder()
     if not inputs.images:
         raise StageError("RA-RRG needs the study's images; this study has none.")
     memory = open_memory(inputs.index_dir, inputs.memory_options)
     check_encoder(memory, encoder)
     if embedder is not None:
-        from workers.imagememory import EncoderMismatch  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
         try:
             memory.check_text_embedder(embedder)
         except EncoderMismatch as exc:
-            from workers.vrag.run import MemoryUnavailable  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
             raise MemoryUnavailable(exc.message) from None
     vectors = encoder.encode([load_pixels(image) for image in inputs.images])
     if inputs.retriever_checkpoint:

@@ -8,15 +8,8 @@
     build_tasks(studies, neighbours, k=3)  the three fine-tuning task sets (finetune.py)
 
 Plain Python, no Django; docs/images.md describes the method and its choices.
-"""
-from .entities import EntityMention, extract_entities, shortest_library_subphrase, statement
-from .finetune import TASKS, FinetuneStudy, build_tasks, make_study, positive_labels
-from .probe import Probe, builtin_answer
-from .rewrite import rewrite_report
-from .run import VragInputs, VragResult, run_vrag
 
-__all__ = [
-    "TASKS", "EntityMention", "FinetuneStudy", "Probe", "VragInputs", "VragResult",
-    "build_tasks", "builtin_answer", "extract_entities", "make_study", "positive_labels",
-    "rewrite_report", "run_vrag", "shortest_library_subphrase", "statement",
-]
+Nothing is re-exported here: import the modules (``from workers.vrag.run import ...``).
+The package's modules import each other's and the image memory's, so an __init__ that
+imported them would close an import circle (tests/workers/test_import_graph.py).
+"""

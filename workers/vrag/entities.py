@@ -15,6 +15,11 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from workers.nlp import extract_findings, extract_graph, graph_phrases
+from workers.nlp.findings import IMAGE_SECTIONS
+from workers.nlp.graph import Graph
+from workers.nlp.vocabulary import CONCEPT_BY_NAME, ancestors
+
 PRESENT = "present"
 ABSENT = "absent"
 UNCERTAIN = "uncertain"
@@ -36,8 +41,6 @@ class EntityMention:
 def observation_of(phrase: str) -> str | None:
     """The vocabulary observation a phrase names, when it names exactly one abnormality or
     device; None otherwise (normal statements, anatomy, look-alikes such as nipple shadows)."""
-    from workers.nlp import extract_findings  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-    from workers.nlp.vocabulary import CONCEPT_BY_NAME  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
 
     observations = {f.observation for f in extract_findings(phrase) if not f.implied}
     if len(observations) != 1:
@@ -51,8 +54,6 @@ def observation_of(phrase: str) -> str | None:
 
 def _entity_phrase(graph, entity, by_id, incoming, outgoing) -> str:
     """The phrase ``graph_phrases`` would give this entity alone (its modifiers and anatomy)."""
-    from workers.nlp import graph_phrases  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-    from workers.nlp.graph import Graph  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
 
     keep = {entity.id}
     keep.update(m for m in incoming.get(entity.id, ())
@@ -75,7 +76,6 @@ def _entity_phrase(graph, entity, by_id, incoming, outgoing) -> str:
 def extract_entities(report: str, extractor=None) -> list[EntityMention]:
     """The disease entities a report names (extractor role; the rule engine when None)."""
     if extractor is None:
-        from workers.nlp import extract_graph  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
         graph = extract_graph(report)
     else:
         graph = extractor.extract(report)
@@ -146,8 +146,6 @@ def statement(report: str, observation: str) -> str | None:
 
 @lru_cache(maxsize=4096)
 def statements(report: str) -> dict[str, str]:
-    from workers.nlp import extract_findings  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-    from workers.nlp.findings import IMAGE_SECTIONS  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
 
     said: dict[str, str] = {}
     for f in extract_findings(report):
@@ -157,7 +155,6 @@ def statements(report: str) -> dict[str, str]:
 
 
 def _via_hierarchy(report: str, observation: str) -> str | None:
-    from workers.nlp.vocabulary import ancestors  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
 
     said = statements(report)
     result = None
@@ -171,7 +168,6 @@ def _via_hierarchy(report: str, observation: str) -> str | None:
 
 def question_for(phrase: str) -> str:
     """"Is there a pleural effusion?", "Are there pleural effusions?", "Is there cardiomegaly?"."""
-    from workers.nlp.vocabulary import CONCEPT_BY_NAME  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
 
     words = phrase.split()
     plural = words and words[-1].endswith("s") and not words[-1].endswith(("ss", "sis", "us"))

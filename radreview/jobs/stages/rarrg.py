@@ -9,7 +9,7 @@ from radreview.review.services import store_detections
 from radreview.studies.models import Report
 from workers.detectors.builtin import RARRG
 from workers.pipeline import StageError
-from workers.rarrg import RarrgInputs
+from workers.rarrg.run import RarrgInputs
 
 from .images import index_dir, memory_options, query_images, run_or_skip, skipped, with_thumbnail
 

@@ -9,7 +9,7 @@ from radreview.review.services import store_detections
 from radreview.studies.models import Report
 from workers import pipeline
 from workers.detectors.builtin import VRAG
-from workers.vrag import VragInputs
+from workers.vrag.run import VragInputs
 
 from .images import (
     index_dir,

@@ -14,7 +14,7 @@ from workers.backends.spec import parse_spec
 from workers.detectors import DETECTORS
 from workers.imagememory import QueryImage, load_pixels
 from workers.pipeline import StageError
-from workers.vrag import VragInputs, run_vrag
+from workers.vrag.run import VragInputs, run_vrag
 
 ENCODER = AppearanceDescriptorEncoder()
 DRAFT = ("FINDINGS: Moderate cardiomegaly. No pleural effusion. No pneumothorax.\n"
