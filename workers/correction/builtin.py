@@ -248,7 +248,7 @@ def _term_fix(ctx: ReportContext, index: int, issue: Issue) -> Fix | None:
     def accept(words: str) -> bool:
         # one finding in the term's place, never a denial ("no evidence of pneumothorax"
         # would flip the sentence, not restore a word)
-        if not _single_finding(words) or _NEGATION_WORDS & set(tokens_of(words)):
+        if not _single_finding(words) or negation_count(tokens_of(words)):
             return False
         return not (_observations(words) & elsewhere)
 
@@ -285,7 +285,6 @@ def _term_fix(ctx: ReportContext, index: int, issue: Issue) -> Fix | None:
     return Fix("", "removal", "the sentence removed")
 
 
-_NEGATION_WORDS = frozenset({"no", "not", "without", "negative"})
 _ATTRIBUTE_WORD_RE = re.compile(r"^(?:left|right|bilateral\w*|bi\w+|mild\w*|moderate\w*|"
                                 r"severe\w*|small|large|tiny|trace|minimal\w*)$")
 
