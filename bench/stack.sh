@@ -1,38 +1,15 @@
 #!/usr/bin/env bash
-# Start PostgreSQL + Redis on loopback (as scripts/test.sh does), run a command with
-# DATABASE_URL and CELERY_BROKER_URL pointing at them, then stop both.
+# Start PostgreSQL + Redis on loopback (scripts/services.sh, as scripts/test.sh does), run a
+# command with DATABASE_URL and CELERY_BROKER_URL pointing at them, then stop both.
 #   bench/stack.sh .venv/bin/python bench/drain.py --studies 200
 #   bench/stack.sh .venv/bin/pytest tests/pipeline/test_reconcile_broker.py
 # Ports: RADREVIEW_TEST_PG_PORT (default 54329) and RADREVIEW_TEST_REDIS_PORT (default 63799).
 # PG_OPTIONS adds server settings (e.g. PG_OPTIONS="-c synchronous_commit=off" to compare).
 cd "$(dirname "$0")/.."
 set -euo pipefail
+source scripts/services.sh
 
-SERVICES=$(mktemp -d /tmp/radreview-stack.XXXXXX)
-PG_BIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
-PG_PORT=${RADREVIEW_TEST_PG_PORT:-54329}
-REDIS_PORT=${RADREVIEW_TEST_REDIS_PORT:-63799}
-as_postgres=()
-[ "$(id -u)" -eq 0 ] && as_postgres=(runuser -u postgres --)
-
-stop_services() {
-  [ -f "$SERVICES/pg/PG_VERSION" ] && "${as_postgres[@]}" "$PG_BIN/pg_ctl" -D "$SERVICES/pg" -m fast stop >/dev/null 2>&1 || true
-  [ -f "$SERVICES/redis.pid" ] && kill "$(cat "$SERVICES/redis.pid")" 2>/dev/null || true
-  rm -rf "$SERVICES"
-}
-trap stop_services EXIT
-
-[ "$(id -u)" -eq 0 ] && chown postgres "$SERVICES"
-"${as_postgres[@]}" "$PG_BIN/initdb" -D "$SERVICES/pg" -A trust -U radreview >/dev/null
-"${as_postgres[@]}" "$PG_BIN/pg_ctl" -D "$SERVICES/pg" -l "$SERVICES/pg.log" -w \
-  -o "-p $PG_PORT -k $SERVICES -c listen_addresses=127.0.0.1 ${PG_OPTIONS:-}" start >/dev/null
-"$PG_BIN/createdb" -h 127.0.0.1 -p "$PG_PORT" -U radreview radreview
-redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save "" --appendonly no \
-  --daemonize yes --pidfile "$SERVICES/redis.pid" --logfile "$SERVICES/redis.log"
-for _ in $(seq 50); do redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
-
-export DATABASE_URL="postgres://radreview@127.0.0.1:$PG_PORT/radreview"
-export CELERY_BROKER_URL="redis://127.0.0.1:$REDIS_PORT/0"
+start_services
 # The data directory, so a test can stop and start this PostgreSQL (tests/pipeline/test_outages*).
 export RADREVIEW_TEST_PG_DATA="$SERVICES/pg"
 "$@"

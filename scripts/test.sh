@@ -16,34 +16,7 @@ ensure_viewer
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 PYTHONDONTWRITEBYTECODE=1
 unset DATABASE_URL CELERY_BROKER_URL RADREVIEW_DATA_DIR
 
-SERVICES=$(mktemp -d /tmp/radreview-services.XXXXXX)
-PG_BIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
-PG_PORT=${RADREVIEW_TEST_PG_PORT:-54329}
-REDIS_PORT=${RADREVIEW_TEST_REDIS_PORT:-63799}
-as_postgres=()
-[ "$(id -u)" -eq 0 ] && as_postgres=(runuser -u postgres --)
-
-stop_services() {
-  [ -f "$SERVICES/pg/PG_VERSION" ] && "${as_postgres[@]}" "$PG_BIN/pg_ctl" -D "$SERVICES/pg" -m fast stop >/dev/null 2>&1 || true
-  [ -f "$SERVICES/redis.pid" ] && kill "$(cat "$SERVICES/redis.pid")" 2>/dev/null || true
-  rm -rf "$SERVICES"
-}
-trap stop_services EXIT
-
-start_postgres() {
-  [ "$(id -u)" -eq 0 ] && chown postgres "$SERVICES"
-  "${as_postgres[@]}" "$PG_BIN/initdb" -D "$SERVICES/pg" -A trust -U radreview >/dev/null
-  "${as_postgres[@]}" "$PG_BIN/pg_ctl" -D "$SERVICES/pg" -l "$SERVICES/pg.log" -w \
-    -o "-p $PG_PORT -k $SERVICES -c listen_addresses=127.0.0.1" start >/dev/null
-  "$PG_BIN/createdb" -h 127.0.0.1 -p "$PG_PORT" -U radreview radreview
-}
-
-start_redis() {
-  redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save "" --appendonly no \
-    --daemonize yes --pidfile "$SERVICES/redis.pid" --logfile "$SERVICES/redis.log"
-  for _ in $(seq 50); do redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1 && return; sleep 0.1; done
-  echo "redis did not start" >&2; exit 1
-}
+source scripts/services.sh
 
 say "Style: ruff (pyproject.toml)"
 "$VENV/bin/ruff" check . || exit 1
@@ -52,10 +25,7 @@ say "All tests on the embedded default (SQLite + filesystem broker)"
 "$VENV/bin/pytest" "$@"
 
 say "Web, pipeline and browser tests on PostgreSQL + Redis"
-start_postgres
-start_redis
-export DATABASE_URL="postgres://radreview@127.0.0.1:$PG_PORT/radreview"
-export CELERY_BROKER_URL="redis://127.0.0.1:$REDIS_PORT/0"
+start_services
 if [ $# -eq 0 ]; then
   "$VENV/bin/pytest" tests/web tests/pipeline tests/browser
 else
