@@ -3,7 +3,6 @@ kill or starve it; and the process that holds a given client connection."""
 from __future__ import annotations
 
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -14,7 +13,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from .worker import ROOT, test_database_url
+from .worker import ROOT, ProcessGroup, test_database_url
 
 
 def free_port() -> int:
@@ -23,7 +22,7 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-class WebServer:
+class WebServer(ProcessGroup):
     """``gunicorn radreview.wsgi`` with ``workers`` sync workers on a free loopback port, in its
     own process group, sharing the test database, media and broker with the test."""
 
@@ -59,22 +58,10 @@ class WebServer:
                 time.sleep(0.2)
         raise RuntimeError(f"gunicorn did not answer in {timeout} s:\n{self.log()}")
 
-    def log(self) -> str:
-        return self.log_path.read_text(errors="replace")
-
     def worker_pids(self) -> list[int]:
         children = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children")
         return [int(pid) for pid in children.read_text().split()]
 
-    def stop(self) -> None:
-        if self.process and self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait(timeout=30)
-        self._log.close()
 
 
 def _socket_inode(local_port: int, remote_port: int) -> str | None:

@@ -27,7 +27,28 @@ def test_database_url() -> str:
     return f"postgres://{auth}{host}{port}/{db['NAME']}"
 
 
-class WorkerProcess:
+class ProcessGroup:
+    """A child process started in its own process group (``process``) that writes to
+    ``log_path`` through ``_log``: its log, and a stop that takes the whole group."""
+
+    process: subprocess.Popen | None
+    log_path: Path
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(timeout=30)
+        self._log.close()
+
+
+class WorkerProcess(ProcessGroup):
     """``celery worker`` as a child process, in its own process group so a kill takes it all.
     ``environment`` adds variables (settings the worker needs, as a deployment would set)."""
 
@@ -60,23 +81,10 @@ class WorkerProcess:
             time.sleep(0.2)
         raise RuntimeError(f"worker did not start in {timeout} s:\n{self.log()}")
 
-    def log(self) -> str:
-        return self.log_path.read_text(errors="replace")
-
     def kill(self) -> None:
         """SIGKILL the worker and everything it started, as a crash would."""
         os.killpg(self.process.pid, signal.SIGKILL)
         self.process.wait(timeout=30)
-
-    def stop(self) -> None:
-        if self.process and self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait(timeout=30)
-        self._log.close()
 
 
 def wait_for(predicate, timeout: float = 120.0, interval: float = 0.2, message: str = "condition",
