@@ -268,7 +268,10 @@ CONCEPTS: tuple[Concept, ...] = (
        r"(?:\w+ )?(?:minor |major |horizontal |oblique |interlobar )?fissures?"),
 
     # ---- lungs ----------------------------------------------------------------------------
-    _c("consolidation", LUNGS, "Consolidation",
+    # consolidation is an opacity by definition (Fleischner glossary: parenchymal opacity that
+    # obscures the vessels), so it also states Lung Opacity; the diagnoses below it in
+    # CheXpert's hierarchy (atelectasis, edema, pneumonia) do not, they can show without one
+    _c("consolidation", LUNGS, ("Consolidation", "Lung Opacity"),
        r"consolidat(?:ion|ions|ive(?: (?:opacit(?:y|ies)|changes?|process))?|ed)"),
     _c("pneumonia", LUNGS, "Pneumonia",
        r"(?:broncho|aspiration |multifocal |lobar )?pneumonias?", r"pneumonitis",

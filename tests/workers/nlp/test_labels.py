@@ -68,7 +68,7 @@ def test_indication_is_not_a_finding():
 
 
 def test_hierarchy_is_off_by_default_and_optional():
-    text = "Left lower lobe consolidation. Cardiomegaly."
+    text = "Left lower lobe atelectasis. Cardiomegaly."
     assert labels(text)["Lung Opacity"] is None
     assert labels(text)["Enlarged Cardiomediastinum"] is None
     out = labels(text, hierarchy=True)
@@ -87,3 +87,26 @@ def test_lung_observation_outside_the_lung_feeds_no_lung_label():
 def test_sternotomy_wires_are_not_a_support_device_but_lines_are():
     assert labels("Median sternotomy wires.")["Support Devices"] is None
     assert labels("Endotracheal tube 5 cm above the carina.")["Support Devices"] == 1
+
+
+def test_consolidation_is_also_a_lung_opacity():
+    # an opacity by definition; the hierarchy's diagnoses (atelectasis above) are not
+    out = labels("Left lower lobe consolidation.")
+    assert out["Consolidation"] == 1 and out["Lung Opacity"] == 1
+    out = labels("No focal consolidation.")
+    assert out["Consolidation"] == 0 and out["Lung Opacity"] == 0
+    assert labels("Possible right base consolidation.")["Lung Opacity"] == -1
+
+
+def test_a_heart_at_the_upper_limits_of_normal_is_a_normal_size_for_the_labels():
+    text = "FINDINGS: Heart size is upper limits of normal. The lungs are clear."
+    # the finding stays a hedge for entailment and the audit ...
+    assert [f.status for f in extract_findings(text) if f.observation == "cardiomegaly"] == [
+        "uncertain"]
+    # ... but the size is within normal limits: no cardiomegaly, a normal study
+    out = labels(text)
+    assert out["Cardiomegaly"] == 0 and out["No Finding"] == 1
+    assert labels("Cardiac size is top normal.")["Cardiomegaly"] == 0
+    # a stated enlargement still wins, and a borderline heart is still a hedge
+    assert labels("Heart size upper limits of normal. Mild cardiomegaly.")["Cardiomegaly"] == 1
+    assert labels("Borderline cardiomegaly.")["Cardiomegaly"] == 1
