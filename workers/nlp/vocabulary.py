@@ -84,7 +84,9 @@ def _c(name, category, labels, *patterns, lung=False, abnormal=True, device=Fals
 _SEV = r"(?:(?:at least |still |now )?(?:(?:mild|moderate)(?:ly)?[- ]to[- ](?:moderate|marked|" \
        r"severe)(?:ly)?|mildly|moderately|markedly|severely|slightly|minimally|massively|" \
        r"borderline|somewhat|significantly|now|still|again|stably|persistently) )?"
-_BE = r"(?:(?:is|are|appears?|remains?|seems?|was|has become|looks?)(?: to be)? )?"
+# the verb, also after a time adverb ("the heart again appears enlarged")
+_BE = r"(?:(?:again |still |now |also )?(?:is|are|appears?|remains?|seems?|was|has become|" \
+      r"looks?)(?: to be)? )?"
 _HEART = r"(?:heart|cardiac (?:silhouette|size|shadow|contour|diameter)s?|heart size|" \
          r"cardiac and mediastinal (?:silhouette|contour)s?|cardiomediastinal silhouette)"
 
@@ -177,6 +179,7 @@ CONCEPTS: tuple[Concept, ...] = (
     # ---- cardiomediastinal ----------------------------------------------------------------
     _c("cardiomegaly", CARDIOMEDIASTINAL, "Cardiomegaly",
        r"cardiomegaly", r"cardiac enlargement", r"cardiomyopathy",
+       r"(?:heart|cardiac (?:silhouette|shadow|size)) enlargement",
        r"enlarge(?:d|ment of the) " + _HEART,
        r"enlargement of the (?:heart|cardiac silhouette)",
        r"(?:large|prominent|globular|increased) (?:heart|cardiac (?:silhouette|size|shadow))",

@@ -57,6 +57,9 @@ def one(text, observation):
     ("The heart remains stably enlarged.", "cardiomegaly"),
     ("The heart is mildly to moderately enlarged.", "cardiomegaly"),
     ("The heart size is at least mildly enlarged.", "cardiomegaly"),
+    # a time adverb before the verb, and the noun form of the enlarged silhouette
+    ("The heart again appears enlarged despite the projection.", "cardiomegaly"),
+    ("Moderate cardiac silhouette enlargement is greater.", "cardiomegaly"),
     ("The heart size remains mild to moderately enlarged.", "cardiomegaly"),
     ("Small collections of pleural air at the right apex.", "pneumothorax"),
 ])
