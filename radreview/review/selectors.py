@@ -427,6 +427,9 @@ def review_state(study: Study, report: Report | None = None) -> ReviewState:
     samples = {r.sample_index: r.text for r in study.reports.all() if r.kind == Report.Kind.SAMPLE}
     texts = {s.index: s.text for s in sentences}
     effective = {sentence_id: row.decision for sentence_id, row in states.items() if row.decision}
+    # What each sentence reads now: a reading says what the sentence it would change reads.
+    current = {s.index: effective[s.pk].after_text if s.pk in effective else s.text
+               for s in sentences}
 
     flag_rows: dict[int, list[Detection]] = {}
     for detection in flags_of(detections):
@@ -452,7 +455,7 @@ def review_state(study: Study, report: Report | None = None) -> ReviewState:
                                if row.detector == Detection.COMBINED else [row])
             figures = figures_of(rows, members)
             suggestion = suggestion_of(primary)
-            reason, readings = direction_of(primary, members, suggestion, texts)
+            reason, readings = direction_of(primary, members, suggestion, current)
             flag = FlagView(
                 sentence_index=sentence.index, detections=rows, primary=primary, harm=primary.harm,
                 harm_rank=_harm_rank(primary.harm), confidence=figures.value,
