@@ -20,7 +20,6 @@ from django.views.decorators.http import require_GET, require_POST
 from radreview.audit.services import record_event
 from radreview.dicomnet import selectors as delivery_selectors
 from radreview.studies.models import Study
-from radreview.studies.selectors import study_with_everything
 
 from . import selectors, services
 from .exports import BUILDERS
@@ -57,7 +56,7 @@ def review_context(
 
 def _load(pk: int) -> Study:
     try:
-        return study_with_everything(pk)
+        return selectors.study_for_review(pk)
     except Study.DoesNotExist:
         raise Http404("No such study") from None
 
