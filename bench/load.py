@@ -57,6 +57,7 @@ PASSWORD = "load-test-password-7"
 VERSION = re.compile(r'id="review-version" name="version" value="(\d+)"')
 FLAG = re.compile(r'"action": "accept", "sentence": (\d+), "detection": (\d+)')
 CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
+DECISION_LINE = re.compile(r"POST /studies/\d+/review/(?:decide|undo)/ (\d+)$")
 
 
 # --- the application under load ----------------------------------------------------------
@@ -86,6 +87,7 @@ class App:
         self.data_dir, self.port = data_dir, free_port()
         self.web_workers, self.web_threads = web_workers, web_threads
         self.celery_workers = celery_workers
+        self.access_log = data_dir / "web-access.txt"
         self.processes: list[subprocess.Popen] = []
 
     @property
@@ -110,7 +112,10 @@ class App:
             sys.executable, "-m", "gunicorn", "radreview.wsgi", "-c", "docker/gunicorn.conf.py",
             "--bind", f"127.0.0.1:{self.port}", "--workers", str(self.web_workers),
             "--threads", str(self.web_threads),
-            "--worker-class", "gthread" if self.web_threads > 1 else "sync"])
+            "--worker-class", "gthread" if self.web_threads > 1 else "sync",
+            # Each request's own time in the server (from its parsing to its answer, not its
+            # wait to be accepted): what a decision costs, apart from the queue in front.
+            "--access-logfile", str(self.access_log), "--access-logformat", "%(m)s %(U)s %(D)s"])
         wait(self._answers, 60, "gunicorn")
 
     def _answers(self) -> bool:
@@ -118,6 +123,16 @@ class App:
             return requests.get(f"{self.url}/accounts/login/", timeout=5).status_code == 200
         except requests.RequestException:
             return False
+
+    def access_size(self) -> int:
+        return self.access_log.stat().st_size if self.access_log.exists() else 0
+
+    def decision_server_ms(self, since: int) -> list[float]:
+        """Server time (ms) of each page decision and undo logged after byte ``since``."""
+        with self.access_log.open("rb") as log:
+            log.seek(since)
+            lines = log.read().decode(errors="replace").splitlines()
+        return [int(found.group(1)) / 1000 for found in map(DECISION_LINE.match, lines) if found]
 
     def logs_mention(self, text: str) -> int:
         return sum(path.read_text(errors="replace").count(text)
@@ -398,8 +413,13 @@ def report_studies(result: dict, args, verdict: Verdict, tag: str, calls: Calls)
 
 
 def report_review(reviewers: list[Reviewer], before: int, args, verdict: Verdict,
-                  calls: Calls) -> None:
+                  calls: Calls, server_ms: list[float]) -> None:
     print(calls.report())
+    if server_ms:
+        ms = sorted(server_ms)
+        print(f"  server time per decision (gunicorn: parsed to answered, not the wait to be "
+              f"accepted): p50 {ms[len(ms) // 2]:.0f} ms, p95 {ms[round(0.95 * (len(ms) - 1))]:.0f}"
+              f" ms, mean {statistics.fmean(ms):.0f} ms over {len(ms)}")
     acknowledged = sum(r.acknowledged for r in reviewers)
     refused = [f"{r.username} {x}" for r in reviewers for x in r.refused]
     verdict.check("decisions acknowledged (200) vs sent", len(reviewers) * args.decisions,
@@ -462,16 +482,17 @@ def main() -> int:
             calls = Calls("decide / undo")
             for reviewer in reviewers:
                 reviewer.calls = calls
-            before = decisions_of(reviewers)
+            before, logged = decisions_of(reviewers), app.access_size()
             run_review(reviewers, args.decisions, calls, args.think_seconds)
-            report_review(reviewers, before, args, verdict, calls)
+            report_review(reviewers, before, args, verdict, calls,
+                          app.decision_server_ms(logged))
         if args.mode in ("all", "both"):
             print(f"\n(3) both at once: {args.studies} studies and {len(reviewers)} reviewers"
                   f"{thinking}")
             study_calls, review_calls = Calls("POST /api/studies/"), Calls("decide / undo")
             for reviewer in reviewers:
                 reviewer.calls, reviewer.acknowledged, reviewer.refused = review_calls, 0, []
-            before = decisions_of(reviewers)
+            before, logged = decisions_of(reviewers), app.access_size()
             holder: dict = {}
             poster = threading.Thread(target=lambda: holder.update(
                 phase_studies(app, token, args, verdict, "three", study_calls)))
@@ -479,7 +500,8 @@ def main() -> int:
             run_review(reviewers, args.decisions, review_calls, args.think_seconds)
             poster.join()
             report_studies(holder, args, verdict, "three", study_calls)
-            report_review(reviewers, before, args, verdict, review_calls)
+            report_review(reviewers, before, args, verdict, review_calls,
+                          app.decision_server_ms(logged))
         print()
         verdict.zero("'database is locked' in the server and worker logs",
                      app.logs_mention("database is locked"))

@@ -410,10 +410,14 @@ def report_warning(study: Study, detections: list[Detection]) -> dict[str, Any] 
     }
 
 
-def review_state(study: Study, report: Report | None = None) -> ReviewState:
-    """Everything the review page shows, from a study loaded by ``study_with_everything``."""
+def review_state(study: Study, report: Report | None = None, *,
+                 sentence_history: bool = True) -> ReviewState:
+    """Everything the review page shows, from a study loaded by ``study_with_everything``.
+
+    ``sentence_history=False`` leaves each sentence's latest decisions out (its ``history``
+    empty): an answer that shows a few panels adds theirs with ``add_sentence_history``."""
     report = report if report is not None else study.audited_report
-    decisions, history = _shown_history(study)
+    decisions, history = _shown_history(study, per_sentence=sentence_history)
     states = state_table.states_of(study)  # kept with every decision: not a replay
     decision_count = sum(row.decision_count for row in states.values())
     signoffs = list(study.signoffs.all())
@@ -519,13 +523,29 @@ def _undoable(latest: list[Decision], decision_count: int, study: Study) -> Deci
     return state_table.latest_undoable(study) if decision_count > len(latest) else None
 
 
-def _shown_history(study: Study) -> tuple[list[Decision], dict[int, list[Decision]]]:
-    """The decisions the page shows, oldest first: the study's latest HISTORY_SHOWN, and each
-    sentence's latest SENTENCE_HISTORY_SHOWN (by sentence id). Bounded, so the page costs the
-    same however long the history; the whole log is in the API and the audit trail."""
-    decisions = Decision.objects.filter(study=study).select_related("user", "sentence").annotate(
+def _shown_decisions(study: Study) -> QuerySet[Decision]:
+    return Decision.objects.filter(study=study).select_related("user", "sentence").annotate(
         is_undone=Exists(Decision.objects.filter(undoes=OuterRef("pk"))))
+
+
+def add_sentence_history(study: Study, views: list[SentenceView]) -> None:
+    """Fill the history of these sentences, for a state built with ``sentence_history=False``:
+    one short query a sentence (an answer shows one or two panels), not the page's ranking."""
+    for view in views:
+        latest = _shown_decisions(study).filter(sentence=view.sentence).order_by("-id")
+        view.history = list(latest[:SENTENCE_HISTORY_SHOWN])[::-1]
+
+
+def _shown_history(study: Study, per_sentence: bool = True
+                   ) -> tuple[list[Decision], dict[int, list[Decision]]]:
+    """The decisions the page shows, oldest first: the study's latest HISTORY_SHOWN, and each
+    sentence's latest SENTENCE_HISTORY_SHOWN (by sentence id; none without ``per_sentence``).
+    Bounded, so the page costs the same however long the history; the whole log is in the API
+    and the audit trail."""
+    decisions = _shown_decisions(study)
     latest = list(decisions.order_by("-id")[:HISTORY_SHOWN])[::-1]
+    if not per_sentence:
+        return latest, {}
     # Ranked on ids alone; only the rows kept are joined and checked for undos.
     ranked = (Decision.objects.filter(study=study, sentence__isnull=False)
               .annotate(rank=Window(RowNumber(), partition_by=[F("sentence_id")],

@@ -72,12 +72,16 @@ def _answer(request, pk: int, *, status: int = 200, message: str = "", notice: s
             messages.success(request, notice)
         return redirect("studies:detail", pk=pk)
     study = _load(pk)
-    context = review_context(request, study, message=message, notice=notice, oob_status=True)
     if changed is None:
+        context = review_context(request, study, message=message, notice=notice, oob_status=True)
         return render(request, "review/_review.html", context, status=status)
-    state = context["review"]
-    context["changed_sentences"] = [s for s in state.sentences if s.index in changed]
-    context["changed_panels"] = [s for s in state.sentences if _shows_any(s, changed)]
+    # Only the changed panels are shown: only their sentences' histories are read.
+    state = selectors.review_state(study, sentence_history=False)
+    panels = [s for s in state.sentences if _shows_any(s, changed)]
+    selectors.add_sentence_history(study, panels)
+    context = review_context(request, study, state, message=message, notice=notice,
+                             oob_status=True, changed_panels=panels,
+                             changed_sentences=[s for s in state.sentences if s.index in changed])
     response = render(request, "review/_changes.html", context, status=status)
     # Every part is swapped out of band; the region itself stays (htmx 2: "none" still swaps
     # them, and settles at once so that the new buttons answer the next key at once).

@@ -150,6 +150,7 @@ def test_a_decision_answers_with_only_what_it_changed(radiologist_client):
     assert "flag rejected, sentence kept" in sentence_html(html, rf.NODULE)
     assert 'title="Undo: reject flag on sentence 4' in html
     assert "Decision log (1)" in html and "Decide the 3 open flags before signing." in html
+    assert "Decisions on this sentence (1)" in html  # the panel's own history, read for it
     # The panel's editor takes the version from the region's #review-version, which every
     # answer replaces: a version of its own would go stale after another sentence's decision.
     assert 'name="version"' not in html.split(f'id="editor-{rf.NODULE}"')[1].split("</form>")[0]
@@ -160,6 +161,7 @@ def test_a_decision_answers_with_only_what_it_changed(radiologist_client):
     assert f'id="sentence-{rf.NODULE}"' in html and 'id="sentence-' not in html.replace(
         f'id="sentence-{rf.NODULE}"', "")
     assert 'value="2" hx-swap-oob="true"' in html and "<strong>4</strong> of 4 flags open" in html
+    assert "Decisions on this sentence (2)" in html and "(undone)" in html
 
 
 def test_a_refused_or_stale_decision_still_answers_with_the_whole_region(radiologist_client):
