@@ -9,7 +9,9 @@ On the review tests' study (nine sentences, four flags), a signed-in reviewer (a
 the database, through every middleware, with Django's test client: no network) sends
 ``--rounds`` rounds of reject, edit and two undos to the page's htmx endpoints, as
 bench/load.py does. Per request kind:
-median and p95 wall time, queries, time waiting on SQL, the answer's size. ``--profile`` adds
+median and p95 wall time, the median CPU time of this thread (on a shared machine the steadier
+figure: it leaves out waiting for a core; on SQLite it includes the database's own work),
+queries, time in SQL, the answer's size. ``--profile`` adds
 the functions with the most cumulative time (cProfile) over all the rounds.
 """
 from __future__ import annotations
@@ -51,6 +53,7 @@ class Timed:
 
     def __init__(self):
         self.wall: list[float] = []
+        self.cpu: list[float] = []
         self.queries: list[int] = []
         self.sql: list[float] = []
         self.size: list[int] = []
@@ -61,7 +64,8 @@ class Timed:
             return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
 
         return (f"  {name:7s} wall median {statistics.median(self.wall):6.1f} ms, "
-                f"p95 {p95(self.wall):6.1f} ms; {statistics.median(self.queries):.0f} queries, "
+                f"p95 {p95(self.wall):6.1f} ms; CPU median {statistics.median(self.cpu):6.1f} ms; "
+                f"{statistics.median(self.queries):.0f} queries, "
                 f"SQL {statistics.median(self.sql):5.1f} ms; answer "
                 f"{statistics.median(self.size) / 1024:.1f} KiB")
 
@@ -105,19 +109,20 @@ def main() -> None:
         nonlocal version
         elapsed.update(sql=0.0, queries=0)
         statements.clear()
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.thread_time()
         if profiler and measured:
             profiler.enable()
         with connection.execute_wrapper(timer):
             response = client.post(url, {**data, "version": version}, HTTP_HX_REQUEST="true")
         if profiler and measured:
             profiler.disable()
-        wall = time.perf_counter() - started
+        wall, cpu = time.perf_counter() - started, time.thread_time() - cpu_started
         assert response.status_code == 200, response.content[:300]
         version = int(VERSION.search(response.content).group(1))
         if measured:
             timed = kinds[kind]
             timed.wall.append(wall * 1000)
+            timed.cpu.append(cpu * 1000)
             timed.queries.append(elapsed["queries"])
             timed.sql.append(elapsed["sql"] * 1000)
             timed.size.append(len(response.content))
