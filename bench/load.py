@@ -4,9 +4,12 @@ exits non-zero (and prints FAIL) when anything sent was not stored or processed.
 
     .venv/bin/python bench/load.py [--studies 1000] [--clients 8] [--reviewers 20]
                                    [--decisions 50] [--mode all|studies|review|both]
+                                   [--web-workers 2] [--web-threads 4] [--think-seconds 0]
 
-It starts the application itself, as scripts/run.sh does — gunicorn (2 sync workers) and one
-Celery worker (solo pool) — in a throw-away data folder on loopback. With no variables set
+It starts the application itself — gunicorn with docker/gunicorn.conf.py (the production
+settings: --web-workers processes of --web-threads gthread threads; --web-threads 1 is the
+sync worker scripts/run.sh starts) and one Celery worker (solo pool) — in a throw-away data
+folder on loopback. With no variables set
 that is the embedded default (SQLite + the filesystem broker); with DATABASE_URL and
 CELERY_BROKER_URL set (bench/load_stack.sh starts PostgreSQL + Redis and sets them) the same
 run goes to those, on a database the script migrates itself.
@@ -17,7 +20,9 @@ Modes (``all`` runs the three in turn, on the same running application):
   review   --reviewers reviewers, each signed in through the login page on a study of their
            own with flags, making --decisions accept / reject / edit / undo decisions through
            the page's htmx endpoints (/studies/<pk>/review/decide/ and .../undo/), each sent
-           on the version the last answer showed.
+           on the version the last answer showed, the next as soon as the last is answered
+           (--think-seconds 0, the measured mode); --think-seconds S waits 0.5 S to 1.5 S
+           (random) before each decision, as a reader does, and says so beside the figures.
   both     the two at once.
 Each prints requests per second, p50/p95/p99 latency, the 5xx count, and: studies posted vs
 stored vs complete, decisions acknowledged vs stored. Any difference prints FAIL.
@@ -26,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import re
 import shutil
 import socket
@@ -51,6 +57,7 @@ PASSWORD = "load-test-password-7"
 VERSION = re.compile(r'id="review-version" name="version" value="(\d+)"')
 FLAG = re.compile(r'"action": "accept", "sentence": (\d+), "detection": (\d+)')
 CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
+DECISION_LINE = re.compile(r"POST /studies/\d+/review/(?:decide|undo)/ (\d+)$")
 
 
 # --- the application under load ----------------------------------------------------------
@@ -76,9 +83,11 @@ def manage(*args: str) -> None:
 class App:
     """gunicorn + Celery worker(s), started like scripts/run.sh, logging to the data folder."""
 
-    def __init__(self, data_dir: Path, web_workers: int, celery_workers: int):
+    def __init__(self, data_dir: Path, web_workers: int, web_threads: int, celery_workers: int):
         self.data_dir, self.port = data_dir, free_port()
-        self.web_workers, self.celery_workers = web_workers, celery_workers
+        self.web_workers, self.web_threads = web_workers, web_threads
+        self.celery_workers = celery_workers
+        self.access_log = data_dir / "web-access.txt"
         self.processes: list[subprocess.Popen] = []
 
     @property
@@ -99,9 +108,14 @@ class App:
                 "-Q", "cpu,gpu", "-n", f"load{number}@%h", "--loglevel", "INFO",
                 "--without-gossip", "--without-mingle"], RADREVIEW_LOG_LEVEL="INFO")
             wait(lambda log=log: b"ready." in log.read_bytes(), 120, "the Celery worker")
-        self._spawn("web", [sys.executable, "-m", "gunicorn", "radreview.wsgi", "--bind",
-                            f"127.0.0.1:{self.port}", "--workers", str(self.web_workers),
-                            "--timeout", "120"])
+        self._spawn("web", [
+            sys.executable, "-m", "gunicorn", "radreview.wsgi", "-c", "docker/gunicorn.conf.py",
+            "--bind", f"127.0.0.1:{self.port}", "--workers", str(self.web_workers),
+            "--threads", str(self.web_threads),
+            "--worker-class", "gthread" if self.web_threads > 1 else "sync",
+            # Each request's own time in the server (from its parsing to its answer, not its
+            # wait to be accepted): what a decision costs, apart from the queue in front.
+            "--access-logfile", str(self.access_log), "--access-logformat", "%(m)s %(U)s %(D)s"])
         wait(self._answers, 60, "gunicorn")
 
     def _answers(self) -> bool:
@@ -109,6 +123,16 @@ class App:
             return requests.get(f"{self.url}/accounts/login/", timeout=5).status_code == 200
         except requests.RequestException:
             return False
+
+    def access_size(self) -> int:
+        return self.access_log.stat().st_size if self.access_log.exists() else 0
+
+    def decision_server_ms(self, since: int) -> list[float]:
+        """Server time (ms) of each page decision and undo logged after byte ``since``."""
+        with self.access_log.open("rb") as log:
+            log.seek(since)
+            lines = log.read().decode(errors="replace").splitlines()
+        return [int(found.group(1)) / 1000 for found in map(DECISION_LINE.match, lines) if found]
 
     def logs_mention(self, text: str) -> int:
         return sum(path.read_text(errors="replace").count(text)
@@ -271,14 +295,17 @@ class Reviewer:
         if found:
             self.version = int(found.group(1))
 
-    def run(self, decisions: int) -> None:
+    def run(self, decisions: int, think: float) -> None:
         for step in range(decisions):
+            if think:  # reading the flag: not part of any latency
+                time.sleep(random.uniform(0.5, 1.5) * think)
             self.decide(step)
 
 
-def run_review(reviewers: list[Reviewer], decisions: int, calls: Calls) -> None:
+def run_review(reviewers: list[Reviewer], decisions: int, calls: Calls,
+               think: float = 0.0) -> None:
     calls.started = time.monotonic()
-    threads = [threading.Thread(target=r.run, args=(decisions,)) for r in reviewers]
+    threads = [threading.Thread(target=r.run, args=(decisions, think)) for r in reviewers]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -386,8 +413,13 @@ def report_studies(result: dict, args, verdict: Verdict, tag: str, calls: Calls)
 
 
 def report_review(reviewers: list[Reviewer], before: int, args, verdict: Verdict,
-                  calls: Calls) -> None:
+                  calls: Calls, server_ms: list[float]) -> None:
     print(calls.report())
+    if server_ms:
+        ms = sorted(server_ms)
+        print(f"  server time per decision (gunicorn: parsed to answered, not the wait to be "
+              f"accepted): p50 {ms[len(ms) // 2]:.0f} ms, p95 {ms[round(0.95 * (len(ms) - 1))]:.0f}"
+              f" ms, mean {statistics.fmean(ms):.0f} ms over {len(ms)}")
     acknowledged = sum(r.acknowledged for r in reviewers)
     refused = [f"{r.username} {x}" for r in reviewers for x in r.refused]
     verdict.check("decisions acknowledged (200) vs sent", len(reviewers) * args.decisions,
@@ -407,7 +439,11 @@ def main() -> int:
     parser.add_argument("--reviewers", type=int, default=20)
     parser.add_argument("--decisions", type=int, default=50, help="per reviewer")
     parser.add_argument("--mode", choices=["all", "studies", "review", "both"], default="all")
-    parser.add_argument("--web-workers", type=int, default=2)
+    parser.add_argument("--web-workers", type=int, default=2, help="gunicorn processes")
+    parser.add_argument("--web-threads", type=int, default=4,
+                        help="threads per gunicorn process (gthread); 1: sync workers")
+    parser.add_argument("--think-seconds", type=float, default=0.0,
+                        help="mean pause before each decision (0: none, the measured mode)")
     parser.add_argument("--celery-workers", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=1800,
                         help="seconds to wait for the studies to be processed")
@@ -417,15 +453,18 @@ def main() -> int:
     data_dir = Path(tempfile.mkdtemp(prefix="radreview-load-"))
     os.environ.update(RADREVIEW_DATA_DIR=str(data_dir), RADREVIEW_LOCAL_HTTP="1",
                       HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", RADREVIEW_LOG_LEVEL="WARNING")
-    print(f"RadReview under load on {stack_name()}: {os.cpu_count()} CPUs, gunicorn "
-          f"{args.web_workers} sync workers, {args.celery_workers} Celery worker(s); "
-          f"data in {data_dir}")
+    web = (f"{args.web_workers} gthread workers x {args.web_threads} threads"
+           if args.web_threads > 1 else f"{args.web_workers} sync workers")
+    print(f"RadReview under load on {stack_name()}: {os.cpu_count()} CPUs, gunicorn {web}, "
+          f"{args.celery_workers} Celery worker(s); data in {data_dir}")
     manage("migrate", "--no-input", "-v0")
     manage("createcachetable")
     setup_django()
     token, names = make_accounts(args.reviewers)
-    app = App(data_dir, args.web_workers, args.celery_workers)
+    app = App(data_dir, args.web_workers, args.web_threads, args.celery_workers)
     verdict = Verdict()
+    thinking = (f", thinking {args.think_seconds:g} s on average before each (not the "
+                f"measured mode)" if args.think_seconds else "")
     try:
         app.start()
         reviewers = []
@@ -439,27 +478,30 @@ def main() -> int:
             result = phase_studies(app, token, args, verdict, "one", calls)
             report_studies(result, args, verdict, "one", calls)
         if args.mode in ("all", "review"):
-            print(f"\n(2) {len(reviewers)} reviewers x {args.decisions} decisions")
+            print(f"\n(2) {len(reviewers)} reviewers x {args.decisions} decisions{thinking}")
             calls = Calls("decide / undo")
             for reviewer in reviewers:
                 reviewer.calls = calls
-            before = decisions_of(reviewers)
-            run_review(reviewers, args.decisions, calls)
-            report_review(reviewers, before, args, verdict, calls)
+            before, logged = decisions_of(reviewers), app.access_size()
+            run_review(reviewers, args.decisions, calls, args.think_seconds)
+            report_review(reviewers, before, args, verdict, calls,
+                          app.decision_server_ms(logged))
         if args.mode in ("all", "both"):
-            print(f"\n(3) both at once: {args.studies} studies and {len(reviewers)} reviewers")
+            print(f"\n(3) both at once: {args.studies} studies and {len(reviewers)} reviewers"
+                  f"{thinking}")
             study_calls, review_calls = Calls("POST /api/studies/"), Calls("decide / undo")
             for reviewer in reviewers:
                 reviewer.calls, reviewer.acknowledged, reviewer.refused = review_calls, 0, []
-            before = decisions_of(reviewers)
+            before, logged = decisions_of(reviewers), app.access_size()
             holder: dict = {}
             poster = threading.Thread(target=lambda: holder.update(
                 phase_studies(app, token, args, verdict, "three", study_calls)))
             poster.start()
-            run_review(reviewers, args.decisions, review_calls)
+            run_review(reviewers, args.decisions, review_calls, args.think_seconds)
             poster.join()
             report_studies(holder, args, verdict, "three", study_calls)
-            report_review(reviewers, before, args, verdict, review_calls)
+            report_review(reviewers, before, args, verdict, review_calls,
+                          app.decision_server_ms(logged))
         print()
         verdict.zero("'database is locked' in the server and worker logs",
                      app.logs_mention("database is locked"))

@@ -5,7 +5,8 @@ case "$1" in
   web)
     python manage.py migrate --no-input
     python manage.py createcachetable
-    exec gunicorn radreview.wsgi --bind 0.0.0.0:8000 --workers "${WEB_CONCURRENCY:-4}" --timeout 120
+    # gthread: WEB_CONCURRENCY processes (default: one per CPU) x WEB_THREADS threads (4)
+    exec gunicorn radreview.wsgi -c docker/gunicorn.conf.py --bind 0.0.0.0:8000
     ;;
   worker-cpu)
     exec celery -A radreview worker -Q cpu -n "cpu@%h" --concurrency "${CPU_WORKER_CONCURRENCY:-4}" --loglevel INFO

@@ -28,6 +28,7 @@ from django.db.models import (
 )
 from django.db.models.functions import Coalesce, RowNumber
 
+from radreview.jobs.models import Job
 from radreview.studies.models import Report, Sentence, Study
 from workers import types
 from workers.detectors import DETECTORS, GENERIC_TEMPLATE, builtin
@@ -409,10 +410,14 @@ def report_warning(study: Study, detections: list[Detection]) -> dict[str, Any] 
     }
 
 
-def review_state(study: Study, report: Report | None = None) -> ReviewState:
-    """Everything the review page shows, from a study loaded by ``study_with_everything``."""
+def review_state(study: Study, report: Report | None = None, *,
+                 sentence_history: bool = True) -> ReviewState:
+    """Everything the review page shows, from a study loaded by ``study_with_everything``.
+
+    ``sentence_history=False`` leaves each sentence's latest decisions out (its ``history``
+    empty): an answer that shows a few panels adds theirs with ``add_sentence_history``."""
     report = report if report is not None else study.audited_report
-    decisions, history = _shown_history(study)
+    decisions, history = _shown_history(study, per_sentence=sentence_history)
     states = state_table.states_of(study)  # kept with every decision: not a replay
     decision_count = sum(row.decision_count for row in states.values())
     signoffs = list(study.signoffs.all())
@@ -427,6 +432,9 @@ def review_state(study: Study, report: Report | None = None) -> ReviewState:
     samples = {r.sample_index: r.text for r in study.reports.all() if r.kind == Report.Kind.SAMPLE}
     texts = {s.index: s.text for s in sentences}
     effective = {sentence_id: row.decision for sentence_id, row in states.items() if row.decision}
+    # What each sentence reads now: a reading says what the sentence it would change reads.
+    current = {s.index: effective[s.pk].after_text if s.pk in effective else s.text
+               for s in sentences}
 
     flag_rows: dict[int, list[Detection]] = {}
     for detection in flags_of(detections):
@@ -452,7 +460,7 @@ def review_state(study: Study, report: Report | None = None) -> ReviewState:
                                if row.detector == Detection.COMBINED else [row])
             figures = figures_of(rows, members)
             suggestion = suggestion_of(primary)
-            reason, readings = direction_of(primary, members, suggestion, texts)
+            reason, readings = direction_of(primary, members, suggestion, current)
             flag = FlagView(
                 sentence_index=sentence.index, detections=rows, primary=primary, harm=primary.harm,
                 harm_rank=_harm_rank(primary.harm), confidence=figures.value,
@@ -515,13 +523,29 @@ def _undoable(latest: list[Decision], decision_count: int, study: Study) -> Deci
     return state_table.latest_undoable(study) if decision_count > len(latest) else None
 
 
-def _shown_history(study: Study) -> tuple[list[Decision], dict[int, list[Decision]]]:
-    """The decisions the page shows, oldest first: the study's latest HISTORY_SHOWN, and each
-    sentence's latest SENTENCE_HISTORY_SHOWN (by sentence id). Bounded, so the page costs the
-    same however long the history; the whole log is in the API and the audit trail."""
-    decisions = Decision.objects.filter(study=study).select_related("user", "sentence").annotate(
+def _shown_decisions(study: Study) -> QuerySet[Decision]:
+    return Decision.objects.filter(study=study).select_related("user", "sentence").annotate(
         is_undone=Exists(Decision.objects.filter(undoes=OuterRef("pk"))))
+
+
+def add_sentence_history(study: Study, views: list[SentenceView]) -> None:
+    """Fill the history of these sentences, for a state built with ``sentence_history=False``:
+    one short query a sentence (an answer shows one or two panels), not the page's ranking."""
+    for view in views:
+        latest = _shown_decisions(study).filter(sentence=view.sentence).order_by("-id")
+        view.history = list(latest[:SENTENCE_HISTORY_SHOWN])[::-1]
+
+
+def _shown_history(study: Study, per_sentence: bool = True
+                   ) -> tuple[list[Decision], dict[int, list[Decision]]]:
+    """The decisions the page shows, oldest first: the study's latest HISTORY_SHOWN, and each
+    sentence's latest SENTENCE_HISTORY_SHOWN (by sentence id; none without ``per_sentence``).
+    Bounded, so the page costs the same however long the history; the whole log is in the API
+    and the audit trail."""
+    decisions = _shown_decisions(study)
     latest = list(decisions.order_by("-id")[:HISTORY_SHOWN])[::-1]
+    if not per_sentence:
+        return latest, {}
     # Ranked on ids alone; only the rows kept are joined and checked for undos.
     ranked = (Decision.objects.filter(study=study, sentence__isnull=False)
               .annotate(rank=Window(RowNumber(), partition_by=[F("sentence_id")],
@@ -543,6 +567,18 @@ def review_prefetches() -> list:
             queryset=SignOff.objects.select_related("signer", "report").order_by("version"),
         ),
     ]
+
+
+def study_for_review(pk: int) -> Study:
+    """A study with what the review region shows (an action's answer): its reports with their
+    sentences and flags, jobs (its status) and sign-offs, in a fixed number of queries. Not
+    the images and uploader the study page adds (``studies.selectors.study_with_everything``):
+    the region shows neither, and each is a query more per decision."""
+    sentences = Prefetch("sentences", queryset=Sentence.objects.order_by("index"))
+    reports = Prefetch("reports",
+                       queryset=Report.objects.prefetch_related(sentences, detection_prefetch()))
+    jobs = Prefetch("jobs", queryset=Job.objects.order_by("order"))
+    return Study.objects.prefetch_related(reports, jobs, *review_prefetches()).get(pk=pk)
 
 
 def detection_prefetch() -> Prefetch:

@@ -1,9 +1,13 @@
 """Review pages: htmx actions on the study page, the poll, signed versions and their exports.
 
-Every action answers with the re-rendered review region (``templates/review/_review.html``):
-200 when it worked, 409 with the up-to-date region and a message when the reviewer acted on a
-stale version, 422 when the action cannot be done. Without htmx the same URLs redirect back to
-the study page with a message.
+A decision or an undo that worked answers with only what it changed
+(``templates/review/_changes.html``): the decided sentence and its editor, the panels that show
+it, the counters, the undo button, the sign-off box, the decision log, the version and the
+notice, each an out-of-band swap (``HX-Reswap: none``), so that twenty reviewers deciding at
+once cost the server a fraction of the whole region (docs/operations.md, "Load"). Signing, the
+poll, 409 (the reviewer acted on a stale version: the up-to-date region and a message) and 422
+(the action cannot be done) answer with the whole region (``templates/review/_review.html``).
+Without htmx the same URLs redirect back to the study page with a message.
 """
 from __future__ import annotations
 
@@ -16,7 +20,6 @@ from django.views.decorators.http import require_GET, require_POST
 from radreview.audit.services import record_event
 from radreview.dicomnet import selectors as delivery_selectors
 from radreview.studies.models import Study
-from radreview.studies.selectors import study_with_everything
 
 from . import selectors, services
 from .exports import BUILDERS
@@ -53,12 +56,15 @@ def review_context(
 
 def _load(pk: int) -> Study:
     try:
-        return study_with_everything(pk)
+        return selectors.study_for_review(pk)
     except Study.DoesNotExist:
         raise Http404("No such study") from None
 
 
-def _answer(request, pk: int, *, status: int = 200, message: str = "", notice: str = ""):
+def _answer(request, pk: int, *, status: int = 200, message: str = "", notice: str = "",
+            changed: frozenset[int] | None = None):
+    """The page's answer: a redirect without htmx; with it the whole region, or with
+    ``changed`` (the indices of the sentences an action changed) only what changed."""
     if not request.htmx:
         if message:
             messages.error(request, message)
@@ -66,19 +72,43 @@ def _answer(request, pk: int, *, status: int = 200, message: str = "", notice: s
             messages.success(request, notice)
         return redirect("studies:detail", pk=pk)
     study = _load(pk)
-    context = review_context(request, study, message=message, notice=notice, oob_status=True)
-    return render(request, "review/_review.html", context, status=status)
+    if changed is None:
+        context = review_context(request, study, message=message, notice=notice, oob_status=True)
+        return render(request, "review/_review.html", context, status=status)
+    # Only the changed panels are shown: only their sentences' histories are read.
+    state = selectors.review_state(study, sentence_history=False)
+    panels = [s for s in state.sentences if _shows_any(s, changed)]
+    selectors.add_sentence_history(study, panels)
+    context = review_context(request, study, state, message=message, notice=notice,
+                             oob_status=True, changed_panels=panels,
+                             changed_sentences=[s for s in state.sentences if s.index in changed])
+    response = render(request, "review/_changes.html", context, status=status)
+    # Every part is swapped out of band; the region itself stays (htmx 2: "none" still swaps
+    # them, and settles at once so that the new buttons answer the next key at once).
+    response["HX-Reswap"] = "none settle:0ms"
+    return response
 
 
-def _act(request, pk: int, action):
+def _shows_any(view: selectors.SentenceView, changed: frozenset[int]) -> bool:
+    """Whether a sentence's panel shows one of the changed sentences: its own, or a flag's
+    reading that quotes what another sentence now reads."""
+    if view.index in changed:
+        return True
+    readings = view.flag.readings if view.flag else []
+    return any(reading.get("sentence") in changed for reading in readings)
+
+
+def _act(request, pk: int, action, *, partial: bool = False):
+    """Run ``action`` (it returns the notice and the indices of the sentences it changed) and
+    answer; ``partial``: a success answers with only what changed."""
     get_object_or_404(Study.objects.only("pk"), pk=pk)
     try:
-        notice = action()
+        notice, changed = action()
     except services.StaleVersion as exc:
         return _answer(request, pk, status=409, message=exc.message)
     except services.ReviewError as exc:
         return _answer(request, pk, status=422, message=exc.message)
-    return _answer(request, pk, notice=notice)
+    return _answer(request, pk, notice=notice, changed=changed if partial else None)
 
 
 @require_POST
@@ -95,9 +125,10 @@ def decide(request, pk: int):
             detection_id=data.get("detection") or None,
             text=data.get("text"),
         )
-        return ACTION_DONE[outcome.decision.action].format(n=outcome.decision.sentence.index + 1)
+        index = outcome.decision.sentence.index
+        return ACTION_DONE[outcome.decision.action].format(n=index + 1), frozenset({index})
 
-    return _act(request, pk, action)
+    return _act(request, pk, action, partial=True)
 
 
 @require_POST
@@ -108,9 +139,10 @@ def undo(request, pk: int):
         )
         undone = outcome.decision.undoes
         where = f" on sentence {undone.sentence.index + 1}" if undone.sentence else ""
-        return f"Undid the {undone.get_action_display().lower()}{where}."
+        changed = frozenset({undone.sentence.index} if undone.sentence else ())
+        return f"Undid the {undone.get_action_display().lower()}{where}.", changed
 
-    return _act(request, pk, action)
+    return _act(request, pk, action, partial=True)
 
 
 @require_POST
@@ -119,7 +151,7 @@ def sign(request, pk: int):
         outcome = services.sign(Study(pk=pk), request.user, version=request.POST.get("version"),
                                 password=request.POST.get("password", ""),
                                 attested=request.POST.get("attest") in ("1", "on", "yes"))
-        return f"Signed version {outcome.signoff.version}."
+        return f"Signed version {outcome.signoff.version}.", frozenset()
 
     return _act(request, pk, action)
 

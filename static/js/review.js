@@ -174,12 +174,15 @@
 
   // After settling: htmx resets swapped elements' classes while it settles, which would wipe the
   // selection. (The region settles at once, "settle:0ms", so new buttons are live immediately.)
+  // A decision's answer swaps only the parts it changed, out of band (HX-Reswap: none); htmx
+  // then settles the region once and each swapped part once: act on the region's event only.
   document.addEventListener("htmx:afterSettle", (event) => {
-    if (event.detail.target?.id !== "review" && !(event.detail.elt && event.detail.elt.id === "review")) return;
+    if (!(event.target instanceof Element) || event.target.id !== "review") return;
     const status = event.detail.xhr?.status;
     let index = selected;
     if (decidedAt !== null && status === 200) index = nextOpenAfter(decidedAt);
     decidedAt = null;
+    closeEditors(); // as a whole region's swap would: an editor left open is closed
     select(index !== null && sentenceEl(index) ? index : null, { focus: index !== null });
   });
 

@@ -60,6 +60,13 @@ def test_choosing_the_aligned_summary_edits_that_sentence(radiologist_client):
     decision = Decision.objects.get(study=study)
     assert decision.sentence.index == rf.IMPRESSION_EFFUSION
     assert decision.after_text == "Lungs clear."
+    # The answer carries only what changed: sentence 8, and also the panel of the flag whose
+    # reading quotes what sentence 8 now reads.
+    html = response.content.decode()
+    assert f'id="sentence-{rf.IMPRESSION_EFFUSION}"' in html
+    assert f'id="panel-{rf.CLEAR}"' in html and f'id="sentence-{rf.CLEAR}"' not in html
+    panel = html[html.index(f'id="panel-{rf.CLEAR}"'):]
+    assert "(sentence 8 now reads <q>Lungs clear.</q>)" in panel[:panel.index("</article>")]
 
 
 def test_a_suggestion_says_why_it_goes_this_way(radiologist_client):
