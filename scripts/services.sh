@@ -1,7 +1,9 @@
 # PostgreSQL + Redis on loopback in a temporary folder, for scripts/test.sh's second pass and
 # bench/stack.sh. Sourced, not run. Ports: RADREVIEW_TEST_PG_PORT (default 54329) and
-# RADREVIEW_TEST_REDIS_PORT (default 63799); PG_OPTIONS adds server settings. Both are
-# stopped and the folder removed when the sourcing script exits.
+# RADREVIEW_TEST_REDIS_PORT (default 63799); PG_OPTIONS adds server settings; PG_SOCKET=1 points
+# DATABASE_URL at PostgreSQL's unix socket instead of TCP loopback (docs/operations.md,
+# "PostgreSQL throughput"). Both are stopped and the folder removed when the sourcing script
+# exits.
 
 SERVICES=$(mktemp -d /tmp/radreview-services.XXXXXX)
 PG_BIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
@@ -36,6 +38,10 @@ start_redis() {
 start_services() {
   start_postgres
   start_redis
-  export DATABASE_URL="postgres://radreview@127.0.0.1:$PG_PORT/radreview"
+  if [ "${PG_SOCKET:-0}" = 1 ]; then  # the socket's folder, percent-encoded as the URL's host
+    export DATABASE_URL="postgres://radreview@${SERVICES//\//%2F}:$PG_PORT/radreview"
+  else
+    export DATABASE_URL="postgres://radreview@127.0.0.1:$PG_PORT/radreview"
+  fi
   export CELERY_BROKER_URL="redis://127.0.0.1:$REDIS_PORT/0"
 }

@@ -47,9 +47,10 @@ def test_a_persistent_connection_outlives_the_task(worker_fixup):
 
 @pytest.mark.django_db(transaction=True)
 def test_an_obsolete_connection_is_closed_after_the_task(worker_fixup):
+    worker_fixup.on_task_prerun(TASK)
     connection.ensure_connection()
     connection.close_at = time.monotonic() - 1  # CONN_MAX_AGE passed (0: after every task)
-    around_a_task(worker_fixup)
+    worker_fixup.on_task_postrun(TASK)
     assert connection.connection is None
 
 
