@@ -10,8 +10,10 @@ Without DATABASE_URL it migrates a throw-away SQLite database in a temporary dat
 it, the database it names (bench/stack.sh makes a fresh one). One Celery worker (solo pool, as
 scripts/run.sh starts it) runs; two studies warm it first (models, spaCy). Then ``--studies``
 studies are created through the upload service as fast as this process can, and the clock
-runs until every one is ready. Per stage: the mean time a worker held the job (claim to done,
-storing included) and the share of the drain it took. Extra worker environment:
+runs until every one is ready. Per stage: the mean time a worker held the job (its claim to
+its done mark) and the share of the drain it took; "between jobs": from one job's done mark to
+the next one's claim (storing the results and committing, sending the next stage's message,
+acknowledging, fetching the next message, Celery's own work). Extra worker environment:
 ``--env NAME=VALUE`` (repeatable), e.g. ``--env DATABASE_CONN_MAX_AGE=0`` to compare.
 """
 from __future__ import annotations
@@ -23,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from itertools import pairwise
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -115,6 +118,13 @@ def main() -> None:
           f"({args.studies / drained:.1f} studies/s; created in {created:.1f} s; "
           f"{failed} failed); worker env {extra_env or '-'}")
     jobs = Job.objects.filter(study_id__in=ids)
+    # One worker runs one job at a time: from one job's done mark to the next one's claim is
+    # the stored results and commit, sending the next stage, the ack, the fetch and Celery.
+    spans = sorted(jobs.values_list("started_at", "finished_at"))
+    gaps = [(nxt[0] - prev[1]).total_seconds() * 1000 for prev, nxt in pairwise(spans)]
+    print(f"  between jobs   {statistics.mean(gaps):6.1f} ms mean, "
+          f"{statistics.median(gaps):6.1f} ms median; {sum(gaps) / 1000 / drained:5.1%} "
+          "of the drain")
     for stage in sorted(set(jobs.values_list("stage", flat=True))):
         held = [(job.finished_at - job.started_at).total_seconds() * 1000
                 for job in jobs.filter(stage=stage) if job.finished_at and job.started_at]

@@ -4,7 +4,9 @@
 #   bench/stack.sh .venv/bin/python bench/drain.py --studies 200
 #   bench/stack.sh .venv/bin/pytest tests/pipeline/test_reconcile_broker.py
 # Ports: RADREVIEW_TEST_PG_PORT (default 54329) and RADREVIEW_TEST_REDIS_PORT (default 63799).
-# PG_OPTIONS adds server settings (e.g. PG_OPTIONS="-c synchronous_commit=off" to compare).
+# PG_OPTIONS adds server settings (e.g. PG_OPTIONS="-c synchronous_commit=off" to compare);
+# PG_SOCKET=1 / REDIS_SOCKET=1 connect to PostgreSQL / Redis over their unix sockets instead
+# of TCP loopback.
 cd "$(dirname "$0")/.."
 set -euo pipefail
 source scripts/services.sh

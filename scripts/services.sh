@@ -1,6 +1,8 @@
 # PostgreSQL + Redis on loopback in a temporary folder, for scripts/test.sh's second pass and
 # bench/stack.sh. Sourced, not run. Ports: RADREVIEW_TEST_PG_PORT (default 54329) and
-# RADREVIEW_TEST_REDIS_PORT (default 63799); PG_OPTIONS adds server settings. Both are
+# RADREVIEW_TEST_REDIS_PORT (default 63799); PG_OPTIONS adds server settings. PG_SOCKET=1 points
+# DATABASE_URL at PostgreSQL's unix socket instead of TCP loopback, REDIS_SOCKET=1
+# CELERY_BROKER_URL at Redis's (docs/operations.md, "PostgreSQL throughput"). Both are
 # stopped and the folder removed when the sourcing script exits.
 
 SERVICES=$(mktemp -d /tmp/radreview-services.XXXXXX)
@@ -27,6 +29,7 @@ start_postgres() {
 
 start_redis() {
   redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save "" --appendonly no \
+    --unixsocket "$SERVICES/redis.sock" --unixsocketperm 700 \
     --daemonize yes --pidfile "$SERVICES/redis.pid" --logfile "$SERVICES/redis.log"
   for _ in $(seq 50); do redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1 && return; sleep 0.1; done
   echo "redis did not start" >&2; exit 1
@@ -36,6 +39,14 @@ start_redis() {
 start_services() {
   start_postgres
   start_redis
-  export DATABASE_URL="postgres://radreview@127.0.0.1:$PG_PORT/radreview"
-  export CELERY_BROKER_URL="redis://127.0.0.1:$REDIS_PORT/0"
+  if [ "${PG_SOCKET:-0}" = 1 ]; then  # the socket's folder, percent-encoded as the URL's host
+    export DATABASE_URL="postgres://radreview@${SERVICES//\//%2F}:$PG_PORT/radreview"
+  else
+    export DATABASE_URL="postgres://radreview@127.0.0.1:$PG_PORT/radreview"
+  fi
+  if [ "${REDIS_SOCKET:-0}" = 1 ]; then
+    export CELERY_BROKER_URL="redis+socket://$SERVICES/redis.sock"
+  else
+    export CELERY_BROKER_URL="redis://127.0.0.1:$REDIS_PORT/0"
+  fi
 }

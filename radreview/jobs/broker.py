@@ -73,6 +73,6 @@ def waiting_job_ids(queues: list[str]) -> set[int] | None:
     url = settings.CELERY_BROKER_URL
     if url.startswith("filesystem"):
         return _filesystem_ids()
-    if url.startswith(("redis://", "rediss://")):
+    if url.startswith(("redis://", "rediss://", "redis+socket://")):
         return _redis_ids(queues)
     return None

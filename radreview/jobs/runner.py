@@ -16,7 +16,7 @@ import traceback
 import uuid
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import InterfaceError, OperationalError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -37,6 +37,23 @@ def worker_identity() -> str:
 
 
 def claim(job_id: int) -> uuid.UUID | None:
+    """Take a queued job; None if another run has it or it is not queued.
+
+    The claim is a stage's first query, and the worker skips Django's per-task ping before it
+    (celery_fixup.py: a round trip per stage on PostgreSQL): a kept connection that went down
+    between tasks (a database restart) fails here, and is replaced once.
+    """
+    try:
+        return _claim(job_id)
+    except (InterfaceError, OperationalError):
+        if connection.in_atomic_block:  # not a fresh task: nothing to replace
+            raise
+        logger.warning("job %s: the database connection was lost; connecting again", job_id)
+        connection.close()
+        return _claim(job_id)
+
+
+def _claim(job_id: int) -> uuid.UUID | None:
     token = uuid.uuid4()
     now = timezone.now()
     won = Job.objects.filter(pk=job_id, state=Job.State.QUEUED).update(
@@ -102,7 +119,9 @@ def run_job(job_id: int) -> None:
     if token is None:
         logger.info("job %s is not queued any more; nothing to do", job_id)
         return
-    job = Job.objects.select_related("study").get(pk=job_id)
+    # The study's reports with it: a stage's load and store each ask for the audited report,
+    # one query for both instead of one each (a round trip apiece on PostgreSQL).
+    job = Job.objects.select_related("study").prefetch_related("study__reports").get(pk=job_id)
     if job.study_id and job.study.status == Study.Status.QUEUED:  # its first stage
         Study.objects.filter(pk=job.study_id, status=Study.Status.QUEUED).update(
             status=Study.Status.PROCESSING)

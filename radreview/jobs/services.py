@@ -4,7 +4,7 @@ from __future__ import annotations
 import logging
 
 from django.db import DatabaseError, transaction
-from django.db.models import F
+from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 
 from radreview.audit.services import record_event
@@ -77,8 +77,10 @@ def start_next(study: Study) -> Job | None:
     """Queue the study's first pending job, or mark the study ready when none is left."""
     job = study.jobs.filter(state=Job.State.PENDING).order_by("order").first()
     if job is None:
-        if not study.jobs.exclude(state=Job.State.DONE).exists():
-            Study.objects.filter(pk=study.pk).update(status=Study.Status.READY)
+        # Ready only if every job is done: asked in the UPDATE itself (one round trip, not two).
+        unfinished = Job.objects.filter(study=OuterRef("pk")).exclude(state=Job.State.DONE)
+        Study.objects.filter(pk=study.pk).exclude(Exists(unfinished)).update(
+            status=Study.Status.READY)
         return None
     enqueue(job)
     return job

@@ -1,7 +1,7 @@
 """The PostgreSQL server stopped for real (pg_ctl stop) under a running web server: the API and
 the pages answer 503 with Retry-After, and answer normally again once it is started, without a
-restart of the web server. (On SQLite, tests/web/test_outages.py makes the database file
-unopenable instead.)"""
+restart of the web server; a worker runs the next study without a restart either. (On SQLite,
+tests/web/test_outages.py makes the database file unopenable instead.)"""
 import os
 import shlex
 import subprocess
@@ -14,9 +14,12 @@ from django.db import connection
 from django.test import Client
 from knox.models import AuthToken
 
+from radreview.studies.models import Study
 from tests.support.worker import wait_for
 
 pytestmark = [pytest.mark.pipeline]
+
+REPORT = "FINDINGS: Heart size is normal. No pleural effusion.\nIMPRESSION: No acute disease."
 
 
 def postgres_server() -> tuple[str, list[str]]:
@@ -77,3 +80,26 @@ def test_database_stopped_answers_503_and_recovers_without_restart(
     wait_for(lambda: get(f"{live_server.url}/api/studies/", api)[0] == 200, timeout=30,
              message="the API to answer again")
     assert get(f"{live_server.url}/", page)[0] == 200
+
+
+@pytest.mark.skipif(os.environ.get("DATABASE_URL", "").startswith("postgres") is False,
+                    reason="stops a PostgreSQL server")
+def test_a_worker_whose_kept_connection_died_runs_the_next_study(celery_worker, api_client):
+    # The worker keeps its connection between tasks and skips the per-task ping
+    # (radreview/jobs/celery_fixup.py): a restart in between must cost the claim one
+    # reconnection, not the job a wait for the reconciler (30 s) or a worker restart.
+    def upload_and_wait() -> Study:
+        response = api_client.post("/api/studies/", {"report_text": REPORT}, format="multipart")
+        assert response.status_code == 201, response.content
+        study_id = response.json()["studies"][0]["id"]
+        return wait_for(
+            lambda: Study.objects.filter(pk=study_id, status__in=["ready", "failed"]).first(),
+            message="the study to finish", timeout=20, details=celery_worker.log)
+
+    assert upload_and_wait().status == Study.Status.READY  # the worker now holds a connection
+    _, command = postgres_server()
+    pg_ctl(command, "stop")
+    pg_ctl(command, "start")
+    connection.close()  # this test's own connection died with the server
+    assert upload_and_wait().status == Study.Status.READY, celery_worker.log()
+    assert "the database connection was lost; connecting again" in celery_worker.log()

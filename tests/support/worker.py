@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from urllib.parse import quote
 
 from django.conf import settings
 from django.db import connection
@@ -23,6 +24,8 @@ def test_database_url() -> str:
     password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
     auth = f"{user}{password}@" if user else ""
     host = db.get("HOST") or "localhost"
+    if host.startswith("/"):  # a unix socket's folder (PG_SOCKET=1 in scripts/services.sh)
+        host = quote(host, safe="")
     port = f":{db['PORT']}" if db.get("PORT") else ""
     return f"postgres://{auth}{host}{port}/{db['NAME']}"
 

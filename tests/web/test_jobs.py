@@ -3,6 +3,8 @@ stored once, a taken-over run is dropped, failures are recorded, orphans are req
 import socket
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from radreview.audit.models import AuditEvent
@@ -84,6 +86,33 @@ def test_a_run_stores_sentences_marks_done_and_the_study_ready(
     for sentence in report.sentences.all():
         assert report.text[sentence.start:sentence.end] == sentence.text
     assert AuditEvent.objects.filter(action="stage_done", study=study).count() == study.jobs.count()
+
+
+@pytest.mark.django_db
+def test_a_stage_reads_the_study_reports_once(sent, django_capture_on_commit_callbacks):
+    # Its load and its store both ask for the audited report; on PostgreSQL every read is a
+    # round trip (docs/operations.md, "PostgreSQL throughput").
+    study, job = report_study(django_capture_on_commit_callbacks)
+    with CaptureQueriesContext(connection) as queries:
+        runner.run_job(job.pk)
+    assert job.stage == "parse_report"
+    reads = [q["sql"] for q in queries.captured_queries
+             if q["sql"].startswith('SELECT "studies_report"')]
+    assert len(reads) == 1
+    assert study.reports.get().sentences.count() == 3
+
+
+@pytest.mark.django_db
+def test_a_study_with_an_unfinished_job_is_not_made_ready(sent, django_capture_on_commit_callbacks):
+    study, job = report_study(django_capture_on_commit_callbacks)
+    run_queued(study)
+    study.refresh_from_db()
+    assert study.status == Study.Status.READY
+    Study.objects.filter(pk=study.pk).update(status=Study.Status.PROCESSING)
+    Job.objects.filter(pk=job.pk).update(state=Job.State.FAILED)  # no job pending, one not done
+    services.start_next(study)
+    study.refresh_from_db()
+    assert study.status == Study.Status.PROCESSING
 
 
 @pytest.mark.django_db

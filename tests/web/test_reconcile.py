@@ -201,3 +201,12 @@ def test_the_broker_reader_finds_run_stage_messages():
     unacked = [message | {"headers": {**message["headers"], "argsrepr": "[43]"}}, "", "cpu"]
     raw = [json.dumps(message), json.dumps(unacked), json.dumps(other), "not json"]
     assert broker._ids(raw) == {42, 43}
+
+
+@pytest.mark.parametrize("url", ["redis://127.0.0.1:6379/0", "redis+socket:///run/redis.sock"])
+def test_redis_is_read_for_waiting_messages_over_tcp_or_its_socket(settings, monkeypatch, url):
+    # A broker that cannot be read leaves the reconciler going by time alone (resending
+    # healthy queues): Redis over its unix socket must be read like Redis over TCP.
+    settings.CELERY_BROKER_URL = url
+    monkeypatch.setattr(broker, "_redis_ids", lambda queues: {7})
+    assert broker.waiting_job_ids(["cpu"]) == {7}

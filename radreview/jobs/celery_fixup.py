@@ -1,0 +1,55 @@
+"""Celery's Django fixup, except that the worker keeps its database connection between tasks.
+
+Celery 5.7's fixup closes every database connection before and after each task (unless
+``CELERY_DB_REUSE_MAX`` is set, and then it never checks them), whatever ``CONN_MAX_AGE`` says:
+on PostgreSQL every stage began with a login, a new server process and its setup round trips
+(bench/drain.py under py-spy: about a tenth of the worker's time). This fixup does around a
+task what Django does around a request (``close_old_connections``): a connection is closed
+only when it is older than ``CONN_MAX_AGE``, left outside autocommit, or broken (an error
+since the last commit that a ping confirms), and the next task's first query checks it first
+(``CONN_HEALTH_CHECKS``), so a database restart still costs one failed query, not a worker
+restart. On SQLite (``CONN_MAX_AGE`` 0) it closes after every task, as before. A stage task
+skips even that check (one round trip less): its first query, the claim, replaces a lost
+connection itself (runner.claim).
+
+Only the per-task close changes; Celery's fixup still sets Django up, and a forked pool child
+still drops the connections it inherited.
+"""
+from __future__ import annotations
+
+import os
+
+from celery.fixups.django import DjangoFixup, DjangoWorkerFixup
+from django.db import close_old_connections, connections
+
+# Tasks whose first query checks the connection itself (runner.claim replaces a lost one), so
+# the ping that Django's health check sends before a task's first query is a round trip saved.
+CHECKED_BY_THEIR_FIRST_QUERY = frozenset({"workers.tasks.run_stage"})
+
+
+class WorkerFixup(DjangoWorkerFixup):
+    def close_database(self, **kwargs) -> None:
+        close_old_connections()
+
+    def on_task_prerun(self, sender, **kwargs) -> None:
+        super().on_task_prerun(sender, **kwargs)
+        if getattr(sender, "name", None) in CHECKED_BY_THEIR_FIRST_QUERY:
+            for conn in connections.all(initialized_only=True):
+                if conn.connection is not None:
+                    conn.health_check_done = True
+
+
+class Fixup(DjangoFixup):
+    def _get_worker_fixup(self) -> DjangoWorkerFixup:
+        if self._worker_fixup is None:
+            self._worker_fixup = WorkerFixup(self.app)
+        return self._worker_fixup
+
+    worker_fixup = property(_get_worker_fixup, DjangoFixup.worker_fixup.fset)
+
+
+def fixup(app, env: str = "DJANGO_SETTINGS_MODULE") -> Fixup | None:
+    """Installed in place of ``celery.fixups.django:fixup`` (radreview/celery.py)."""
+    if os.environ.get(env) and "django" not in app.loader_cls.lower():
+        return Fixup(app).install()
+    return None

@@ -1,0 +1,105 @@
+"""The worker keeps its database connection between tasks, as long as it is sound.
+
+Celery's own Django fixup closes every connection around every task, whatever CONN_MAX_AGE
+says, so each PostgreSQL stage began with a login (docs/operations.md, "PostgreSQL
+throughput"). radreview/jobs/celery_fixup.py closes one only when Django would close it
+after a request: older than CONN_MAX_AGE, or broken.
+"""
+from __future__ import annotations
+
+import time
+from types import SimpleNamespace
+
+import pytest
+from django.db import OperationalError, connection
+
+from radreview.celery import app
+from radreview.jobs import runner
+from radreview.jobs.celery_fixup import WorkerFixup
+
+# A task as the fixup's signal handlers see it: run by a worker, not eagerly.
+TASK = SimpleNamespace(request=SimpleNamespace(is_eager=False))
+
+
+@pytest.fixture
+def worker_fixup():
+    (fixup,) = app._fixups
+    worker_fixup = fixup.worker_fixup
+    assert isinstance(worker_fixup, WorkerFixup)
+    return worker_fixup
+
+
+def around_a_task(worker_fixup) -> None:
+    worker_fixup.on_task_prerun(TASK)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+    worker_fixup.on_task_postrun(TASK)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_persistent_connection_outlives_the_task(worker_fixup):
+    connection.ensure_connection()
+    connection.close_at = time.monotonic() + 300  # as CONN_MAX_AGE = 300 sets it
+    opened = connection.connection
+    around_a_task(worker_fixup)
+    around_a_task(worker_fixup)
+    assert connection.connection is opened
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_obsolete_connection_is_closed_after_the_task(worker_fixup):
+    worker_fixup.on_task_prerun(TASK)
+    connection.ensure_connection()
+    connection.close_at = time.monotonic() - 1  # CONN_MAX_AGE passed (0: after every task)
+    worker_fixup.on_task_postrun(TASK)
+    assert connection.connection is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_connection_left_in_a_transaction_is_closed(worker_fixup):
+    connection.ensure_connection()
+    connection.close_at = None
+    worker_fixup.on_task_prerun(TASK)
+    connection.set_autocommit(False)  # a task that left its transaction open
+    worker_fixup.on_task_postrun(TASK)
+    assert connection.connection is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_stage_task_skips_the_ping_other_tasks_keep_it(worker_fixup):
+    # A stage's first query, the claim, replaces a lost connection itself (runner.claim).
+    connection.ensure_connection()
+    connection.close_at = time.monotonic() + 300
+    worker_fixup.on_task_postrun(TASK)
+    assert not connection.health_check_done
+    worker_fixup.on_task_prerun(SimpleNamespace(name="workers.tasks.send_sr", **vars(TASK)))
+    assert not connection.health_check_done  # checked before its first query, as Django does
+    worker_fixup.on_task_prerun(SimpleNamespace(name="workers.tasks.run_stage", **vars(TASK)))
+    assert connection.health_check_done
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_claim_on_a_lost_connection_connects_again(monkeypatch):
+    tokens = iter([OperationalError("server closed the connection unexpectedly"), "token"])
+
+    def claim_once(job_id):
+        outcome = next(tokens)
+        if isinstance(outcome, Exception):
+            raise outcome
+        return outcome
+
+    closed = []
+    monkeypatch.setattr(runner, "_claim", claim_once)
+    monkeypatch.setattr(connection, "close", lambda: closed.append(True))
+    assert runner.claim(1) == "token"
+    assert closed == [True]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_claim_fails_if_connecting_again_fails_too(monkeypatch):
+    def down(job_id):
+        raise OperationalError("connection refused")
+
+    monkeypatch.setattr(runner, "_claim", down)
+    with pytest.raises(OperationalError):
+        runner.claim(1)
