@@ -12,7 +12,9 @@ What ``manage.py audit_reports --reference`` does, timed by phase:
   its sentences, words and phrases;
 * audit: every input report through correction, judge and the system combination, reports per
   second: the first pass (the engine's per-text caches empty, the reports' new sentences and
-  explanations embedded) and, with ``--repeat``, further passes (caches warm);
+  explanations embedded) and, with ``--repeat``, further passes (caches warm); with each pass
+  the process's CPU time per report (all threads: on a busy machine wall time says more about
+  the other jobs than about the audit), the sentence model's calls and the load average;
 * memory: peak resident memory of the process (ru_maxrss), and the Python allocations of one
   more audit pass with the engine's per-text caches emptied (tracemalloc; untimed, as tracing
   slows Python down).
@@ -45,6 +47,21 @@ def clear_engine_caches() -> None:
         cached.cache_clear()
 
 
+class ModelCalls:
+    """Counts the sentence model's calls and texts (a model call costs far more than a text)."""
+
+    def __init__(self, embedder) -> None:
+        self.calls = self.texts = 0
+        self._embed = embedder.embed
+        embedder.embed = self
+
+    def __call__(self, texts):
+        texts = list(texts)
+        self.calls += 1
+        self.texts += len(texts)
+        return self._embed(texts)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--input", default=str(BENCH / "iu_corrupt_dev.jsonl"))
@@ -74,12 +91,15 @@ def main() -> None:
 
     records = batch.read_records(args.input)
     config = CombinationConfig()
+    model = ModelCalls(embedder)
     passes = []
     for _ in range(max(1, args.repeat)):
-        t = time.perf_counter()
+        model.calls = model.texts = 0
+        t, cpu = time.perf_counter(), time.process_time()
         lines = list(batch.audit_records(records, library=library, config=config,
                                          embed=sentences.embed))
-        passes.append(time.perf_counter() - t)
+        passes.append((time.perf_counter() - t, time.process_time() - cpu, model.calls,
+                       model.texts, os.getloadavg()[0]))
     flagged = sum(line["has_error"] for line in lines)
 
     clear_engine_caches()
@@ -94,12 +114,14 @@ def main() -> None:
     print(f"start-up (embedder + rule engine): {startup:.1f} s")
     print(f"library: {len(library)} reports, {distinct} distinct sentences embedded and counted "
           f"in {library_time:.1f} s")
-    for number, seconds in enumerate(passes, 1):
+    for number, (seconds, cpu, calls, texts, load) in enumerate(passes, 1):
         state = "first pass" if number == 1 else f"pass {number} (warm caches)"
         print(f"audit, {state}: {len(records)} reports in {seconds:.1f} s = "
-              f"{len(records) / seconds:.0f} reports/s")
+              f"{len(records) / seconds:.0f} reports/s; CPU {1000 * cpu / len(records):.1f} "
+              f"ms/report (all threads); {calls} model calls for {texts} texts; "
+              f"load average {load:.1f}")
     print(f"reports flagged: {flagged} of {len(records)}")
-    end_to_end = startup + library_time + passes[0]
+    end_to_end = startup + library_time + passes[0][0]
     print(f"end to end (start-up + library + first pass): {end_to_end:.1f} s = "
           f"{len(records) / end_to_end:.0f} reports/s")
     print(f"peak memory: {rss:.0f} MiB resident; an audit pass with empty engine caches "

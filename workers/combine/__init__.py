@@ -3,7 +3,8 @@
     combine(outputs, config, embed, sentences={index: text}) -> list[CombinedResult]
 
 folds the detectors' raw detections one at a time (``fold``: Hungarian alignment of the
-explanations' embeddings within a sentence, linear interpolation of the confidences), applies
+explanations' embeddings within a sentence, linear interpolation of the confidences; the
+explanations it compares embedded in one call, ``prefetch``), applies
 the site's false-positive rules (``rules``) and flags what reaches the site threshold — or the
 calibrated display threshold (``calibration``) — and every sentence a calibrated detector
 flagged (``calibrated``, ``flagging``). Each result is a ``detector="combined"`` Detection with
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from workers.combine.config import DEFAULT_RULES, CombinationConfig, FilterRule
 from workers.combine.flagging import decide, outside_the_fold
 from workers.combine.fold import DetectorOutput, Embed, combined_detection, fold, member_detections
+from workers.combine.prefetch import compared_explanations, prefetched
 from workers.types import Detection
 
 
@@ -30,7 +32,10 @@ class CombinedResult:
 def combine(outputs: list[DetectorOutput], config: CombinationConfig, embed: Embed,
             sentences: dict[int, str]) -> list[CombinedResult]:
     by_detector = {o.detector: o.detections for o in outputs}
-    items = fold(outputs, config, embed, sorted(sentences)) + outside_the_fold(outputs, config)
+    # one model call for the explanations the alignment compares, not one per sentence
+    order = sorted(sentences)
+    embed = prefetched(embed, compared_explanations(outputs, config, order))
+    items = fold(outputs, config, embed, order) + outside_the_fold(outputs, config)
     results = []
     for item in items:
         detection = combined_detection(item, by_detector, config)
@@ -44,4 +49,4 @@ def combine(outputs: list[DetectorOutput], config: CombinationConfig, embed: Emb
 
 
 __all__ = ["CombinationConfig", "CombinedResult", "DEFAULT_RULES", "DetectorOutput",
-           "FilterRule", "combine", "fold"]
+           "FilterRule", "combine", "compared_explanations", "fold"]

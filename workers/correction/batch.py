@@ -22,7 +22,7 @@ import hashlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from workers.combine import CombinationConfig, combine
+from workers.combine import CombinationConfig, combine, compared_explanations
 from workers.correction.three_stage import DETECTOR as CORRECTION
 from workers.correction.three_stage import apply_suggestion
 from workers.detectors.text import TextAudit, audit_text
@@ -144,8 +144,10 @@ def audit_records(records: Iterable[dict], *, library: TextLibrary | None,
     """Output lines, one per record, in order.
 
     The input's sentences are embedded in one batch first; then records go through in
-    chunks, each chunk's similar reports retrieved with one search (a sentence model and
-    FAISS are many times faster on a batch than on one text at a time).
+    chunks, each chunk's similar reports retrieved with one search and the explanations its
+    system combinations compare embedded in one batch (a sentence model and FAISS are many
+    times faster on a batch than on one text at a time). ``embed`` must keep the vectors it
+    made (``SentenceVectors.embed``), or the chunk's batch is thrown away.
     """
     records = list(records)
     searching = library is not None and len(library) > 0
@@ -161,6 +163,11 @@ def audit_records(records: Iterable[dict], *, library: TextLibrary | None,
                                             [str(r["id"]) for r in part])
         audits = [_audit(record, library, llm, extractor, k, neighbours)
                   for record, neighbours in zip(part, found)]
+        # the explanations the chunk's combinations will compare, in one model call (``embed``
+        # keeps vectors: SentenceVectors.embed)
+        embed([text for audit in audits
+               for text in compared_explanations(audit.outputs(), config, sorted(
+                   s.index for s in audit.context.parsed.sentences))])
         for offset, (record, audit) in enumerate(zip(part, audits)):
             yield output_line(record, audit, config, embed)
             if progress:

@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from tests.workers.library.fakes import REFERENCE_REPORTS, HashEmbedder
+from tests.workers.library.fakes import REFERENCE_REPORTS, HashEmbedder, make_library
 from workers.combine import CombinationConfig
 from workers.correction import batch
 from workers.library.records import RecordError
@@ -81,3 +81,21 @@ def test_output_is_written_whole_or_not_at_all(tmp_path):
     assert not target.exists() and list(tmp_path.iterdir()) == []
     assert batch.write_jsonl(target, iter([{"id": 1}, {"id": 2}])) == 2
     assert target.read_text().count("\n") == 2
+
+
+def test_a_chunk_embeds_its_combinations_explanations_in_one_call():
+    embedder = HashEmbedder()
+    library = make_library(embedder=embedder)
+    reports = [SOUND.replace("No pleural effusion or pneumothorax.",
+                             "Pleural effusion or pneumothorax."),
+               REFERENCE_REPORTS[0][1].replace("The lungs are clear.", "The lungs are not clear."),
+               "FINDINGS: Stable cardiomegaly. Large right pneumothorax. No pneumothorax.\n"
+               "IMPRESSION: Stable."]
+    records = [{"id": str(i), "report": r} for i, r in enumerate(reports)]
+    before = len(embedder.calls)
+    lines = list(batch.audit_records(records, library=library, config=CombinationConfig(),
+                                     embed=library.sentence_vectors.embed))
+    aligned = [d for line in lines for d in line["detections"] if len(d["sources"]) > 1]
+    assert len({d["sources"][0]["explanation"] for d in aligned}) >= 3
+    # the input's new sentences, then the explanations the chunk's combinations compare
+    assert len(embedder.calls) - before == 2
