@@ -10,8 +10,8 @@ it (bench/stack.sh), the database it names. Two review studies are made (the rev
 study: nine sentences, four flags); one first gets ``--history`` decisions (rejects, edits and
 undos, through the review service). Then, on each study in turn, a reject of a flag and its
 undo are timed ``--rounds`` times, through Django's test client (no network), on the two
-endpoints that make decisions: the review page's (htmx: answers with the re-rendered review
-region) and the API's (answers with the decision). Medians and p95 in milliseconds, and the
+endpoints that make decisions: the review page's (htmx: answers with what the decision
+changed) and the API's (answers with the decision). Medians and p95 in milliseconds, and the
 ratio history/fresh (issue 19 asks for at most 1.2).
 """
 from __future__ import annotations

@@ -8,7 +8,7 @@ It migrates a throw-away SQLite database in a temporary data folder, builds a st
 test factories (each flag a combined detection over a RadFlag and a correction detection,
 RadFlag samples, one image view), logs a radiologist in with Django's test client and times
 GET /studies/<pk>/ (the review page) and one htmx decision round trip (POST decide, which
-re-renders the review region). Figures: median and 90th percentile of the wall time, the
+answers with what it changed). Figures: median and 90th percentile of the wall time, the
 number of SQL queries per render, and the size of the HTML.
 """
 from __future__ import annotations
