@@ -57,6 +57,7 @@ from workers.types import Harm
 DETECT_THRESHOLD = 0.5
 DISJUNCTION = "disjunction"
 DENIAL_SHAPE = "denial_shape"
+AFFIRMATION_SHAPE = "affirmation_shape"
 COMPARATIVE = "comparative"
 
 _HEDGE_RE = re.compile(r"\b(?:may|might|could|possibl\w*|probabl\w*|likely|versus|vs|"
@@ -202,6 +203,66 @@ def denial_shape_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
     return out
 
 
+# What a report says only of a thing that is there, said right after a denied finding: where
+# a device lies ("No ET tube ends 4.5 cm above the carina."), how it changed since a prior
+# exam ("No right apical pneumothorax unchanged since ___.", "No remote rib fractures again"),
+# or what it may be ("There is no left base opacity which may represent atelectasis"). A thing
+# that is absent has no position, no course and no cause: the shape of a statement that gained
+# a "no". ("No focal opacity to suggest pneumonia" is a denial's own idiom, not one of these.)
+_POSITION_RE = re.compile(r"^(?:[\w-]+\s+){0,3}?(?:ends|terminates|passes|remains|projects|"
+                          r"courses|extends|lies|traverses|sits|overlies|measures)\b",
+                          re.IGNORECASE)
+_CHANGE_RE = re.compile(r"^,?\s*(?:[\w-]+\s+){0,4}?(?:unchanged|again|stable|"
+                        r"(?:that|which)\s+(?:has|have)\s+(?:increased|decreased|improved|"
+                        r"worsened)|(?:slightly\s+)?(?:improved|worsened)\s+compared)\b",
+                        re.IGNORECASE)
+_CAUSE_RE = re.compile(r"^(?:[\w-]+\s+){0,8}?(?:(?:which|that)\s+(?:may|might|could|would|"
+                       r"likely|probably)\s+(?:represent|reflect|be|indicate)|suggesting|"
+                       r"reflective\s+of|likely\s+(?:reflecting|representing)|due\s+to)\b",
+                       re.IGNORECASE)
+_CLAUSE_END_RE = re.compile(r";|,\s*(?:although|but|however|though)\b|\s(?:although|but)\s",
+                            re.IGNORECASE)
+_DENIED_BY_RE = re.compile(r"\b(?:no|without)\s+(?:[\w-]+\s+){0,4}$", re.IGNORECASE)
+
+
+def _present_only_words(tail: str) -> str | None:
+    """What the words after a denied finding say that only a present one can have."""
+    if _POSITION_RE.search(tail):
+        return "where it lies"
+    if _CHANGE_RE.search(tail):
+        return "how it changed since a prior exam"
+    if _CAUSE_RE.search(tail):
+        return "what it may represent"
+    return None
+
+
+def affirmation_shape_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
+    """Denials worded as reports word a present finding: the finding denied ("no X",
+    "without X") and then given a position, a change since a prior exam or a cause, which
+    only a finding that is there has."""
+    out = []
+    for i in ctx.image_sentences:
+        sentence = ctx.sentence(i)
+        for f in ctx.findings.get(i, []):
+            if f.status != ABSENT or f.implied:
+                continue
+            before = sentence.text[:f.start - sentence.start]
+            if not _DENIED_BY_RE.search(before):
+                continue
+            tail = sentence.text[f.end - sentence.start:].lstrip()
+            cut = _CLAUSE_END_RE.search(tail)
+            what = _present_only_words(tail[:cut.start()] if cut else tail)
+            if what is None:
+                continue
+            name = f.text or f.observation
+            out.append((i, Signal(AFFIRMATION_SHAPE, 0.6,
+                                  f"The sentence denies {name} and then says {what}, which "
+                                  "only a finding that is there has: the shape of a statement "
+                                  "that gained a 'no'.")))
+            break
+    return out
+
+
 def comparison_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
     """Comparisons with a prior exam in a study that has none (the comparative detector's
     finding, with its explanation, so the combination aligns the two)."""
@@ -217,7 +278,7 @@ def score_sentences(ctx: ReportContext, issues: list[Issue]) -> list[SentenceSco
         scores.setdefault(issue.sentence, SentenceScore(issue.sentence)).signals.append(
             Signal(issue.rule, issue.confidence, issue.explanation, issue))
     for index, signal in (disjunction_signals(ctx) + denial_shape_signals(ctx)
-                          + comparison_signals(ctx)):
+                          + affirmation_shape_signals(ctx) + comparison_signals(ctx)):
         scores.setdefault(index, SentenceScore(index)).signals.append(signal)
     return sorted(scores.values(), key=lambda s: (-s.score, s.index))
 
@@ -348,7 +409,7 @@ def _candidate(ctx: ReportContext, scored: SentenceScore) -> tuple[Fix, Signal |
             if swapped:
                 return Fix(swapped, "sides", "left and right swapped"), signal
         if signal.kind in (CONTRADICTION, IMPRESSION_VS_FINDINGS, UNSUPPORTED, DISJUNCTION,
-                           DENIAL_SHAPE):
+                           DENIAL_SHAPE, AFFIRMATION_SHAPE):
             deny = _states_present(ctx, index, issue)
             fix = _polarity_fix(ctx, index, deny)
             if fix:
@@ -501,6 +562,6 @@ def confidence_band(score: float) -> float:
     return round(min(0.99, max(0.0, score)), 3)
 
 
-__all__ = ["DETECT_THRESHOLD", "Fix", "SentenceScore", "Signal", "correct_sentence",
-           "denial_shape_signals", "disjunction_signals", "harm_for", "readings_for",
-           "score_sentences"]
+__all__ = ["DETECT_THRESHOLD", "Fix", "SentenceScore", "Signal", "affirmation_shape_signals",
+           "correct_sentence", "denial_shape_signals", "disjunction_signals", "harm_for",
+           "readings_for", "score_sentences"]
