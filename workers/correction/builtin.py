@@ -2,9 +2,11 @@
 
 Stage 1 (detect) scores every image sentence from the judge's checks (contradictions, sides,
 impression against findings, out-of-domain terms, what the library never writes), from the
-comparative detector's finding (a comparison in a study with no prior exam) and from one check
+comparative detector's finding (a comparison in a study with no prior exam) and from checks
 of its own: an affirmative list joined by "or" ("Consolidation, effusion or pneumothorax."),
-which reads as a denial that lost its "no" unless a hedge explains it. A sentence's score is
+which reads as a denial that lost its "no" unless a hedge explains it; a finding worded as a
+denial ("Definite pneumothorax."); and a denial worded as a present finding ("No ET tube ends
+4.5 cm above the carina."), a statement that gained a "no". A sentence's score is
 the noisy-OR of its signals; the report has an error when the best score reaches
 ``DETECT_THRESHOLD``.
 
@@ -28,7 +30,7 @@ from dataclasses import dataclass, field, replace
 
 from workers.contradiction import undoes_paired_finding
 from workers.correction.direction import Verdict, judge_direction, rests_on_own_text
-from workers.correction.restore import restore
+from workers.correction.restore import context_model, gap_of, restore
 from workers.correction.rewrite import (
     affirmations_of,
     apply_tokens,
@@ -46,7 +48,7 @@ from workers.judge.checks import (
     Issue,
 )
 from workers.library.slots import slot_fills
-from workers.library.stats import tokens_of
+from workers.library.stats import tokenize, tokens_of
 from workers.nlp import extract_findings, harm_of
 from workers.nlp.findings import ABSENT, PRESENT
 from workers.nlp.polarity import negation_count
@@ -107,6 +109,8 @@ class Fix:
     reason: str = ""
     readings: tuple[dict, ...] = ()
     basis: str = ""  # what the direction rests on (workers.correction.direction.Verdict)
+    # offsets in the sentence of the words a term fix replaced (the whole name it grew over)
+    span: tuple[int, int] | None = None
 
 
 def disjunction_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
@@ -313,24 +317,34 @@ def _term_fix(ctx: ReportContext, index: int, issue: Issue) -> Fix | None:
             return False
         return not (_observations(words) & elsewhere)
 
+    # the term grown over the rest of its name ("gastric" -> "gastric cancer"): the words
+    # found wrong, which a fix may replace; the report's other words stay
+    model = context_model(ctx.library) if ctx.library is not None and len(ctx.library) else None
+    gap = gap_of(sentence, issue.start, issue.end,
+                 model.background if model is not None else None)[:2]
     fills = [f for f in slot_fills(ctx, index, issue.start, issue.end, widen=1, widen_left=2,
                                    accept=accept)
              if not _repeats(sentence, f.start, f.end, " ".join(f.words))
-             and _keeps_attributes(sentence, f.start, f.end, f.words)]
+             and _keeps_attributes(sentence, f.start, f.end, f.words)
+             and _keeps_own_words(sentence, f.start, f.end, f.words, gap)]
 
     def library_fix(fill) -> Fix:
         words = " ".join(fill.words)
         where = " (also in a similar report)" if fill.nearby else ""
         return Fix(replace_span(sentence, fill.start, fill.end, words), "library_wording",
                    f"library sentences worded like this one read '{words}' there "
-                   f"({fill.count} time{'s' if fill.count != 1 else ''}{where})", fill.count)
+                   f"({fill.count} time{'s' if fill.count != 1 else ''}{where})", fill.count,
+                   span=(min(fill.start, gap[0]), max(fill.end, gap[1])))
 
     # the report's own other section first: the impression restates the findings
-    restored = restore(ctx, index, issue.start, issue.end, accept)
+    # a finding the sentence already names elsewhere did not stand in the gap as well
+    restored = restore(ctx, index, issue.start, issue.end,
+                       lambda words: accept(words) and not _repeats(sentence, *gap, words))
     if restored is not None and restored.source == "report" \
             and not _repeats(sentence, restored.start, restored.end, restored.words):
         return Fix(replace_span(sentence, restored.start, restored.end, restored.words),
-                   "report_wording", restored.detail, restored.support)
+                   "report_wording", restored.detail, restored.support,
+                   span=(restored.start, restored.end))
     for fill in fills:
         if fill.whole:
             return library_fix(fill)
@@ -339,15 +353,30 @@ def _term_fix(ctx: ReportContext, index: int, issue: Issue) -> Fix | None:
     if restored is not None and not _repeats(sentence, restored.start, restored.end,
                                              restored.words):
         return Fix(replace_span(sentence, restored.start, restored.end, restored.words),
-                   "library_context", restored.detail, restored.support)
-    without = replace_span(sentence, issue.start, issue.end, "")
+                   "library_context", restored.detail, restored.support,
+                   span=(restored.start, restored.end))
+    without = replace_span(sentence, gap[0], gap[1], "")
     if len(tokens_of(without)) >= 2 and CONCEPT_RE.search(without.lower()):
-        return Fix(without, "removal", f"'{issue.term}' removed")
+        return Fix(without, "removal", f"'{sentence[gap[0]:gap[1]]}' removed", span=gap)
     return Fix("", "removal", "the sentence removed")
 
 
 _ATTRIBUTE_WORD_RE = re.compile(r"^(?:left|right|bilateral\w*|bi\w+|mild\w*|moderate\w*|"
                                 r"severe\w*|small|large|tiny|trace|minimal\w*)$")
+
+
+_FUNCTION_WORDS = frozenset({"a", "an", "the", "there", "is", "are", "was", "were", "be", "of",
+                             "in", "at", "on", "to", "and", "with"})
+
+
+def _keeps_own_words(sentence: str, start: int, end: int, words, gap: tuple[int, int]) -> bool:
+    """A wording that took in words around the term's name keeps them all ("There is
+    unchanged ___." is not refilled with "hyperinflation of the lungs", nor "extensive ___"
+    with "a small hiatal hernia"): only the words found wrong are replaced."""
+    outside = [t for t in tokenize(sentence) if start <= t.start and t.end <= end
+               and not (gap[0] <= t.start and t.end <= gap[1])
+               and t.text not in _FUNCTION_WORDS]
+    return all(t.text in words for t in outside)
 
 
 def _keeps_attributes(sentence: str, start: int, end: int, words) -> bool:
@@ -469,7 +498,7 @@ def correct_sentence(ctx: ReportContext, scored: SentenceScore) -> Fix:
             and issue.start is not None \
             and fix.method in ("library_wording", "report_wording", "library_context", "removal") \
             and fix.text != "":
-        own_span = (issue.start, issue.end)
+        own_span = fix.span or (issue.start, issue.end)
     own_shape = next((_SHAPE_REASONS[s.kind] for s in scored.signals
                       if s.kind in _SHAPE_REASONS), None)
     related = issue.related if issue is not None else None
