@@ -2,9 +2,11 @@
 
 Stage 1 (detect) scores every image sentence from the judge's checks (contradictions, sides,
 impression against findings, out-of-domain terms, what the library never writes), from the
-comparative detector's finding (a comparison in a study with no prior exam) and from one check
+comparative detector's finding (a comparison in a study with no prior exam) and from checks
 of its own: an affirmative list joined by "or" ("Consolidation, effusion or pneumothorax."),
-which reads as a denial that lost its "no" unless a hedge explains it. A sentence's score is
+which reads as a denial that lost its "no" unless a hedge explains it; a finding worded as a
+denial ("Definite pneumothorax."); and a denial worded as a present finding ("No ET tube ends
+4.5 cm above the carina."), a statement that gained a "no". A sentence's score is
 the noisy-OR of its signals; the report has an error when the best score reaches
 ``DETECT_THRESHOLD``.
 
@@ -28,7 +30,7 @@ from dataclasses import dataclass, field, replace
 
 from workers.contradiction import undoes_paired_finding
 from workers.correction.direction import Verdict, judge_direction, rests_on_own_text
-from workers.correction.restore import restore
+from workers.correction.restore import context_model, gap_of, restore
 from workers.correction.rewrite import (
     affirmations_of,
     apply_tokens,
@@ -46,7 +48,7 @@ from workers.judge.checks import (
     Issue,
 )
 from workers.library.slots import slot_fills
-from workers.library.stats import tokens_of
+from workers.library.stats import tokenize, tokens_of
 from workers.nlp import extract_findings, harm_of
 from workers.nlp.findings import ABSENT, PRESENT
 from workers.nlp.polarity import negation_count
@@ -57,6 +59,7 @@ from workers.types import Harm
 DETECT_THRESHOLD = 0.5
 DISJUNCTION = "disjunction"
 DENIAL_SHAPE = "denial_shape"
+AFFIRMATION_SHAPE = "affirmation_shape"
 COMPARATIVE = "comparative"
 
 _HEDGE_RE = re.compile(r"\b(?:may|might|could|possibl\w*|probabl\w*|likely|versus|vs|"
@@ -106,6 +109,8 @@ class Fix:
     reason: str = ""
     readings: tuple[dict, ...] = ()
     basis: str = ""  # what the direction rests on (workers.correction.direction.Verdict)
+    # offsets in the sentence of the words a term fix replaced (the whole name it grew over)
+    span: tuple[int, int] | None = None
 
 
 def disjunction_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
@@ -202,6 +207,66 @@ def denial_shape_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
     return out
 
 
+# What a report says only of a thing that is there, said right after a denied finding: where
+# a device lies ("No ET tube ends 4.5 cm above the carina."), how it changed since a prior
+# exam ("No right apical pneumothorax unchanged since ___.", "No remote rib fractures again"),
+# or what it may be ("There is no left base opacity which may represent atelectasis"). A thing
+# that is absent has no position, no course and no cause: the shape of a statement that gained
+# a "no". ("No focal opacity to suggest pneumonia" is a denial's own idiom, not one of these.)
+_POSITION_RE = re.compile(r"^(?:[\w-]+\s+){0,3}?(?:ends|terminates|passes|remains|projects|"
+                          r"courses|extends|lies|traverses|sits|overlies|measures)\b",
+                          re.IGNORECASE)
+_CHANGE_RE = re.compile(r"^,?\s*(?:[\w-]+\s+){0,4}?(?:unchanged|again|stable|"
+                        r"(?:that|which)\s+(?:has|have)\s+(?:increased|decreased|improved|"
+                        r"worsened)|(?:slightly\s+)?(?:improved|worsened)\s+compared)\b",
+                        re.IGNORECASE)
+_CAUSE_RE = re.compile(r"^(?:[\w-]+\s+){0,8}?(?:(?:which|that)\s+(?:may|might|could|would|"
+                       r"likely|probably)\s+(?:represent|reflect|be|indicate)|suggesting|"
+                       r"reflective\s+of|likely\s+(?:reflecting|representing)|due\s+to)\b",
+                       re.IGNORECASE)
+_CLAUSE_END_RE = re.compile(r";|,\s*(?:although|but|however|though)\b|\s(?:although|but)\s",
+                            re.IGNORECASE)
+_DENIED_BY_RE = re.compile(r"\b(?:no|without)\s+(?:[\w-]+\s+){0,4}$", re.IGNORECASE)
+
+
+def _present_only_words(tail: str) -> str | None:
+    """What the words after a denied finding say that only a present one can have."""
+    if _POSITION_RE.search(tail):
+        return "where it lies"
+    if _CHANGE_RE.search(tail):
+        return "how it changed since a prior exam"
+    if _CAUSE_RE.search(tail):
+        return "what it may represent"
+    return None
+
+
+def affirmation_shape_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
+    """Denials worded as reports word a present finding: the finding denied ("no X",
+    "without X") and then given a position, a change since a prior exam or a cause, which
+    only a finding that is there has."""
+    out = []
+    for i in ctx.image_sentences:
+        sentence = ctx.sentence(i)
+        for f in ctx.findings.get(i, []):
+            if f.status != ABSENT or f.implied:
+                continue
+            before = sentence.text[:f.start - sentence.start]
+            if not _DENIED_BY_RE.search(before):
+                continue
+            tail = sentence.text[f.end - sentence.start:].lstrip()
+            cut = _CLAUSE_END_RE.search(tail)
+            what = _present_only_words(tail[:cut.start()] if cut else tail)
+            if what is None:
+                continue
+            name = f.text or f.observation
+            out.append((i, Signal(AFFIRMATION_SHAPE, 0.6,
+                                  f"The sentence denies {name} and then says {what}, which "
+                                  "only a finding that is there has: the shape of a statement "
+                                  "that gained a 'no'.")))
+            break
+    return out
+
+
 def comparison_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
     """Comparisons with a prior exam in a study that has none (the comparative detector's
     finding, with its explanation, so the combination aligns the two)."""
@@ -217,7 +282,7 @@ def score_sentences(ctx: ReportContext, issues: list[Issue]) -> list[SentenceSco
         scores.setdefault(issue.sentence, SentenceScore(issue.sentence)).signals.append(
             Signal(issue.rule, issue.confidence, issue.explanation, issue))
     for index, signal in (disjunction_signals(ctx) + denial_shape_signals(ctx)
-                          + comparison_signals(ctx)):
+                          + affirmation_shape_signals(ctx) + comparison_signals(ctx)):
         scores.setdefault(index, SentenceScore(index)).signals.append(signal)
     return sorted(scores.values(), key=lambda s: (-s.score, s.index))
 
@@ -252,24 +317,34 @@ def _term_fix(ctx: ReportContext, index: int, issue: Issue) -> Fix | None:
             return False
         return not (_observations(words) & elsewhere)
 
+    # the term grown over the rest of its name ("gastric" -> "gastric cancer"): the words
+    # found wrong, which a fix may replace; the report's other words stay
+    model = context_model(ctx.library) if ctx.library is not None and len(ctx.library) else None
+    gap = gap_of(sentence, issue.start, issue.end,
+                 model.background if model is not None else None)[:2]
     fills = [f for f in slot_fills(ctx, index, issue.start, issue.end, widen=1, widen_left=2,
                                    accept=accept)
              if not _repeats(sentence, f.start, f.end, " ".join(f.words))
-             and _keeps_attributes(sentence, f.start, f.end, f.words)]
+             and _keeps_attributes(sentence, f.start, f.end, f.words)
+             and _keeps_own_words(sentence, f.start, f.end, f.words, gap)]
 
     def library_fix(fill) -> Fix:
         words = " ".join(fill.words)
         where = " (also in a similar report)" if fill.nearby else ""
         return Fix(replace_span(sentence, fill.start, fill.end, words), "library_wording",
                    f"library sentences worded like this one read '{words}' there "
-                   f"({fill.count} time{'s' if fill.count != 1 else ''}{where})", fill.count)
+                   f"({fill.count} time{'s' if fill.count != 1 else ''}{where})", fill.count,
+                   span=(min(fill.start, gap[0]), max(fill.end, gap[1])))
 
     # the report's own other section first: the impression restates the findings
-    restored = restore(ctx, index, issue.start, issue.end, accept)
+    # a finding the sentence already names elsewhere did not stand in the gap as well
+    restored = restore(ctx, index, issue.start, issue.end,
+                       lambda words: accept(words) and not _repeats(sentence, *gap, words))
     if restored is not None and restored.source == "report" \
             and not _repeats(sentence, restored.start, restored.end, restored.words):
         return Fix(replace_span(sentence, restored.start, restored.end, restored.words),
-                   "report_wording", restored.detail, restored.support)
+                   "report_wording", restored.detail, restored.support,
+                   span=(restored.start, restored.end))
     for fill in fills:
         if fill.whole:
             return library_fix(fill)
@@ -278,15 +353,30 @@ def _term_fix(ctx: ReportContext, index: int, issue: Issue) -> Fix | None:
     if restored is not None and not _repeats(sentence, restored.start, restored.end,
                                              restored.words):
         return Fix(replace_span(sentence, restored.start, restored.end, restored.words),
-                   "library_context", restored.detail, restored.support)
-    without = replace_span(sentence, issue.start, issue.end, "")
+                   "library_context", restored.detail, restored.support,
+                   span=(restored.start, restored.end))
+    without = replace_span(sentence, gap[0], gap[1], "")
     if len(tokens_of(without)) >= 2 and CONCEPT_RE.search(without.lower()):
-        return Fix(without, "removal", f"'{issue.term}' removed")
+        return Fix(without, "removal", f"'{sentence[gap[0]:gap[1]]}' removed", span=gap)
     return Fix("", "removal", "the sentence removed")
 
 
 _ATTRIBUTE_WORD_RE = re.compile(r"^(?:left|right|bilateral\w*|bi\w+|mild\w*|moderate\w*|"
                                 r"severe\w*|small|large|tiny|trace|minimal\w*)$")
+
+
+_FUNCTION_WORDS = frozenset({"a", "an", "the", "there", "is", "are", "was", "were", "be", "of",
+                             "in", "at", "on", "to", "and", "with"})
+
+
+def _keeps_own_words(sentence: str, start: int, end: int, words, gap: tuple[int, int]) -> bool:
+    """A wording that took in words around the term's name keeps them all ("There is
+    unchanged ___." is not refilled with "hyperinflation of the lungs", nor "extensive ___"
+    with "a small hiatal hernia"): only the words found wrong are replaced."""
+    outside = [t for t in tokenize(sentence) if start <= t.start and t.end <= end
+               and not (gap[0] <= t.start and t.end <= gap[1])
+               and t.text not in _FUNCTION_WORDS]
+    return all(t.text in words for t in outside)
 
 
 def _keeps_attributes(sentence: str, start: int, end: int, words) -> bool:
@@ -348,7 +438,7 @@ def _candidate(ctx: ReportContext, scored: SentenceScore) -> tuple[Fix, Signal |
             if swapped:
                 return Fix(swapped, "sides", "left and right swapped"), signal
         if signal.kind in (CONTRADICTION, IMPRESSION_VS_FINDINGS, UNSUPPORTED, DISJUNCTION,
-                           DENIAL_SHAPE):
+                           DENIAL_SHAPE, AFFIRMATION_SHAPE):
             deny = _states_present(ctx, index, issue)
             fix = _polarity_fix(ctx, index, deny)
             if fix:
@@ -408,7 +498,7 @@ def correct_sentence(ctx: ReportContext, scored: SentenceScore) -> Fix:
             and issue.start is not None \
             and fix.method in ("library_wording", "report_wording", "library_context", "removal") \
             and fix.text != "":
-        own_span = (issue.start, issue.end)
+        own_span = fix.span or (issue.start, issue.end)
     own_shape = next((_SHAPE_REASONS[s.kind] for s in scored.signals
                       if s.kind in _SHAPE_REASONS), None)
     related = issue.related if issue is not None else None
@@ -501,6 +591,6 @@ def confidence_band(score: float) -> float:
     return round(min(0.99, max(0.0, score)), 3)
 
 
-__all__ = ["DETECT_THRESHOLD", "Fix", "SentenceScore", "Signal", "correct_sentence",
-           "denial_shape_signals", "disjunction_signals", "harm_for", "readings_for",
-           "score_sentences"]
+__all__ = ["DETECT_THRESHOLD", "Fix", "SentenceScore", "Signal", "affirmation_shape_signals",
+           "correct_sentence", "denial_shape_signals", "disjunction_signals", "harm_for",
+           "readings_for", "score_sentences"]

@@ -29,6 +29,7 @@ from workers.library.stats import tokenize
 from workers.library.vectors import report_sentences
 from workers.nlp import extract_findings
 from workers.nlp.lexicon import in_lists, is_radiology_word
+from workers.nlp.polarity import is_negated
 from workers.nlp.report import STOPWORDS, ReportContext
 from workers.nlp.vocabulary import CONCEPT_RE, LATERALITY_RE
 
@@ -50,6 +51,8 @@ NAME_WORD_BELOW = 3
 _NAME_HEADS = frozenset({"disease", "syndrome", "dysfunction", "disorder", "cancer",
                          "carcinoma"})
 _PUNCT_RE = re.compile(r"[,;:.()]")
+# one word that ends a disease's name by its ending ("pancreatitis", "ulcerative colitis")
+_DISEASE_WORD_RE = re.compile(r"[a-z]+(?:itis|osis|iasis|oma|emia|pathy|paresis|malacia)")
 # a word that names where or what kind ("rib fractures", "interstitial edema") joins a mention
 _MODIFIER_LISTS = ("anatomy", "findings")
 _WORD_RE = re.compile(r"[a-z]")
@@ -85,9 +88,10 @@ def _context(words: list[str], a: int, b: int) -> list[tuple[int, str]]:
     return out
 
 
-def _mentions(text: str) -> list[tuple[tuple[str, ...], list[tuple[int, str]]]]:
+def _mentions(text: str, polarity: bool = False) -> list[tuple]:
     """Every finding mention of a sentence (and the mention with the word before it, when
-    that word is no side, size or function word: "rib fractures"), with its context."""
+    that word is no side, size or function word: "rib fractures"), with its context; with
+    ``polarity``, also whether the sentence denies it."""
     tokens = tokenize(text)
     words = [t.text for t in tokens]
     out = []
@@ -96,9 +100,10 @@ def _mentions(text: str) -> list[tuple[tuple[str, ...], list[tuple[int, str]]]]:
         if not inside:
             continue
         a, b = inside[0], inside[-1] + 1
-        out.append((tuple(words[a:b]), _context(words, a, b)))
+        extra = (is_negated(text, m.start(), m.end()),) if polarity else ()
+        out.append((tuple(words[a:b]), _context(words, a, b), *extra))
         if a > 0 and _plain_word(words[a - 1]) and in_lists(words[a - 1], _MODIFIER_LISTS):
-            out.append((tuple(words[a - 1:b]), _context(words, a - 1, b)))
+            out.append((tuple(words[a - 1:b]), _context(words, a - 1, b), *extra))
     return out
 
 
@@ -109,45 +114,59 @@ def _plain_word(word: str) -> bool:
 
 
 class ContextModel:
-    """How often each finding wording stands beside each word, over a library."""
+    """How often each finding wording stands beside each word, over a library; apart for the
+    mentions the library affirms and those it denies (``negated``), because what stood in an
+    affirmed gap is a finding reports state, not one they mostly deny ("There is unchanged
+    ___." held cardiomegaly, hardly a pneumothorax, which the library names mostly in "No
+    pneumothorax")."""
 
     def __init__(self, reports: list[list[str]]):
         self.per_report: list[list] = []
         self.phrases: Counter = Counter()
         self.features: dict[tuple[str, ...], Counter] = defaultdict(Counter)
         self.background: Counter = Counter()
+        self.by_polarity = {flag: (Counter(), defaultdict(Counter)) for flag in (False, True)}
         for sentences in reports:
-            found = [m for s in sentences for m in _mentions(s)]
+            found = [m for s in sentences for m in _mentions(s, polarity=True)]
             self.per_report.append(found)
-            for phrase, context in found:
+            for phrase, context, negated in found:
                 self.phrases[phrase] += 1
                 self.features[phrase].update(context)
                 self.background.update(context)
+                self.by_polarity[negated][0][phrase] += 1
+                self.by_polarity[negated][1][phrase].update(context)
         self.total = max(1, sum(self.phrases.values()))
 
-    def _counts(self, exclude: int | None):
-        """(phrases, features) with the excluded report's mentions taken out."""
+    def _counts(self, exclude: int | None, negated: bool | None = None):
+        """(phrases, features, background) of the mentions of that polarity (all with None),
+        with the excluded report's mentions taken out."""
+        phrases, features = (self.phrases, self.features) if negated is None \
+            else self.by_polarity[negated]
         if exclude is None or not (0 <= exclude < len(self.per_report)):
-            return self.phrases, self.features, self.background
-        phrases, features = Counter(self.phrases), dict(self.features)
+            return phrases, features, self.background
+        phrases, features = Counter(phrases), dict(features)
         background = Counter(self.background)
-        for phrase, context in self.per_report[exclude]:
+        for phrase, context, was_negated in self.per_report[exclude]:
+            background.subtract(context)
+            if negated is not None and was_negated != negated:
+                continue
             phrases[phrase] -= 1
             features[phrase] = features[phrase] - Counter(context)
-            background.subtract(context)
         return phrases, features, background
 
     def rank(self, context: list[tuple[int, str]], exclude: int | None = None,
-             accept=None) -> list[tuple[float, tuple[str, ...], int]]:
+             accept=None, negated: bool | None = None
+             ) -> list[tuple[float, tuple[str, ...], int]]:
         """(log score, wording, mentions) of the finding wordings for this context, best
-        first."""
-        phrases, features, background = self._counts(exclude)
+        first; with ``negated``, among the library's mentions of that polarity."""
+        phrases, features, background = self._counts(exclude, negated)
+        total = max(1, sum(phrases.values())) if negated is not None else self.total
         ranked = []
         for phrase, n in phrases.items():
             if n < MIN_MENTIONS or len(phrase) > MAX_WORDS or not _labelled(phrase) \
                     or (accept is not None and not accept(" ".join(phrase))):
                 continue
-            score = math.log(n / self.total)
+            score = math.log(n / total)
             own = features.get(phrase, Counter())
             for feature in context:
                 seen = background.get(feature, 0)
@@ -155,7 +174,7 @@ class ContextModel:
                     continue  # a word the library seldom writes beside a finding tells nothing
                 # interpolated with how often any finding stands beside the word, at the same
                 # weight for every wording: a rare wording gains nothing from being rare
-                prior = (seen + 1) / (self.total + len(background))
+                prior = (seen + 1) / (total + len(background))
                 score += _NEARNESS[abs(feature[0])] * math.log(
                     WEIGHT * own.get(feature, 0) / n + (1 - WEIGHT) * prior)
             ranked.append((score, phrase, n))
@@ -247,13 +266,36 @@ def gap_of(sentence: str, start: int, end: int, background: Counter | None = Non
     def joined(i: int) -> bool:  # no punctuation between word i and the next
         return not _PUNCT_RE.search(sentence[tokens[i].end:tokens[i + 1].start])
 
-    while a > 0 and inside[0] - a < 2 and joined(a - 1) \
-            and _absorbable(words[a - 1], -1, background):
-        a -= 1
-    while b < len(words) and b - inside[-1] - 1 < 2 and joined(b - 1) \
-            and _absorbable(words[b], 1, background):
+    # a name ends with its head noun ("esophageal cancer reflective of ...": the name is
+    # "esophageal cancer"), and an organ's adjective before that head is part of the name
+    # ("thoracic outlet syndrome"), whatever the library writes beside findings, unless the
+    # name already has its organ ("retrocardiac esophageal cancer": a place, then the name)
+    # one disease-shaped word ("pancreatitis") ends a name: the words after it ("___ despite
+    # the projection") are the report's, unless they name an organ or a name's head
+    whole = len(inside) == 1 and bool(_DISEASE_WORD_RE.fullmatch(words[inside[0]]))
+
+    def grows(word: str, position: int) -> bool:
+        if whole and position > 0:
+            return in_lists(word, ("outside_chest", "clinical_only")) or word in _NAME_HEADS
+        return _absorbable(word, position, background)
+
+    while b < len(words) and b - inside[-1] - 1 < 2 and words[b - 1] not in _NAME_HEADS \
+            and joined(b - 1) and grows(words[b], 1):
         b += 1
+    named = words[b - 1] in _NAME_HEADS
+    while a > 0 and inside[0] - a < 2 and joined(a - 1) \
+            and (grows(words[a - 1], -1)
+                 or named and _organ_adjective(words[a - 1])
+                 and not any(in_lists(w, ("partly_shown_organs", "outside_chest"))
+                             for w in words[a:b])):
+        a -= 1
     return tokens[a].start, tokens[b - 1].end, words, a, b
+
+
+def _organ_adjective(word: str) -> bool:
+    return not (LATERALITY_RE.fullmatch(word) or _ATTRIBUTE_RE.match(word)
+                or CONCEPT_RE.search(word)) \
+        and in_lists(word, ("anatomy", "partly_shown_organs", "positions"))
 
 
 def _same_slot(context: list[tuple[int, str]], other: list[tuple[int, str]]) -> int:
@@ -302,7 +344,9 @@ def restore(ctx: ReportContext, index: int, start: int, end: int, accept) -> Res
                            f"'{' '.join(phrase)}' with the same words around it", shared)
     if model is None:
         return None
-    ranked = model.rank(context, ctx.exclude, accept)
+    # the library's mentions of the gap's own polarity ("No ___." among its denials)
+    ranked = model.rank(context, ctx.exclude, accept,
+                        negated=is_negated(sentence, g_start, g_end))
     if not ranked:
         return None
     score, phrase, n = ranked[0]

@@ -375,6 +375,11 @@ def _template_fills(ctx: ReportContext, index: int, term) -> int:
     return sum(f.count for f in fills if f.whole)
 
 
+# A library that names a condition a radiograph cannot show once or twice ("the known
+# pancreatitis" of one history) has no habit of stating it: that is no reason to trust it.
+RARELY_NAMED = 2
+
+
 def out_of_domain(ctx: ReportContext) -> list[Issue]:
     """Conditions a chest radiograph cannot show, or can at most suggest. Surer when the
     library never names the term, and when the library's sentences worded like this one have
@@ -389,7 +394,7 @@ def out_of_domain(ctx: ReportContext) -> list[Issue]:
             named = term.library_sentences
             template = _template_fills(ctx, i, term) if ctx.library is not None else 0
             if term.kind == OUT_OF_DOMAIN:
-                confidence = 0.85 if not named else 0.45
+                confidence = 0.85 if not named else 0.7 if named <= RARELY_NAMED else 0.45
             else:
                 confidence = 0.5 if not named else 0.3
             if template >= 2:
@@ -405,6 +410,8 @@ def out_of_domain(ctx: ReportContext) -> list[Issue]:
                 library = ""
             elif not named:
                 library = " and no library report names it"
+            elif named <= RARELY_NAMED:
+                library = f"; only {named} library sentence(s) name it"
             else:
                 library = f"; {named} library sentence(s) name it"
             if template >= 2:

@@ -91,3 +91,73 @@ def test_the_verb_after_the_gap_decides_the_number():
     assert best == ("pleural", "effusions")
     [(_, best, _), *_] = model.rank([(-1, "left"), (1, "is")])
     assert best == ("pleural", "effusion")
+
+
+def test_a_name_ends_with_its_head_noun_and_keeps_its_organ():
+    library = ContextModel([["Small right pleural effusion."], ["Mild cardiomegaly."]]
+                           + [["Retrocardiac atelectasis."]] * 5)
+    # the report's own words after the name are context, not part of it
+    assert _gap("There is bibasilar esophageal cancer reflective of lower lobe", "esophageal",
+                library.background) == "esophageal cancer"
+    # an organ's adjective before a name's head is part of the name ...
+    assert _gap("Opacity could reflect thoracic outlet syndrome but infection is not excluded.",
+                "syndrome", library.background) == "thoracic outlet syndrome"
+    # ... but a place before a name that has its organ is not
+    assert _gap("Cardiomegaly with retrocardiac esophageal cancer and a small effusion.",
+                "esophageal", library.background) == "esophageal cancer"
+    # a word that is a disease's name by its ending ends it
+    assert _gap("Pancreatitis despite the projection is unchanged.", "Pancreatitis",
+                library.background) == "Pancreatitis"
+
+
+def test_an_affirmed_gap_is_filled_with_what_reports_affirm():
+    # the library names pneumothorax mostly to deny it; "There is unchanged ___." held a
+    # finding reports state
+    reports = ([["No pneumothorax."], ["There is no pneumothorax."]] * 20
+               + [["There is unchanged cardiomegaly."], ["There is mild cardiomegaly."]] * 5)
+    model = ContextModel(reports)
+    context = [(-3, "<s>"), (-2, "is"), (-1, "unchanged"), (1, "</s>")]
+    [(_, affirmed, _), *_] = model.rank(context, negated=False)
+    [(_, denied, _), *_] = model.rank([(-1, "no"), (1, "</s>")], negated=True)
+    assert affirmed == ("cardiomegaly",) and denied == ("pneumothorax",)
+
+
+_TWO_STYLES = [(f"lib-{n}", text) for n, text in enumerate(
+    ["FINDINGS: There is unchanged cardiomegaly. No pneumothorax.",
+     "FINDINGS: There is mild cardiomegaly. No pneumothorax.",
+     "FINDINGS: Multiple old rib fractures. No pleural effusion.",
+     "FINDINGS: Multiple old left-sided rib fractures. No pneumothorax.",
+     "FINDINGS: Old rib fractures. No pneumothorax."] * 3)]
+
+
+def test_a_whole_disease_name_is_replaced_and_the_fix_rests_on_its_words():
+    # "gastric" is the suspect word, "gastric cancer" the name: replacing the whole name
+    # deletes no finding of the report (the "cancer" is the substituted words' own)
+    result = correct(_ctx("FINDINGS: Heart size is normal. Multiple old left-sided gastric "
+                          "cancer.", make_library(_TWO_STYLES)))
+    [fix] = [d for d in result.detections if d.sentence_index == 1]
+    assert fix.suggestion == "Multiple old left-sided rib fractures."
+    assert fix.evidence["stages"]["correct"]["basis"] == "own_words"
+
+
+def test_a_library_wording_keeps_the_reports_own_words_around_the_term():
+    from workers.correction.builtin import _keeps_own_words
+    sentence = "There is unchanged diverticulitis."
+    start = sentence.index("unchanged")
+    gap = (sentence.index("diverticulitis"), len(sentence) - 1)
+    assert not _keeps_own_words(sentence, start, gap[1], ("hyperinflation", "of", "the",
+                                                         "lungs"), gap)
+    assert _keeps_own_words(sentence, start, gap[1], ("unchanged", "cardiomegaly"), gap)
+
+
+def test_a_finding_the_sentence_already_names_does_not_fill_its_gap():
+    # the library's most usual finding between these words is the sentence's own cardiomegaly
+    library = make_library([(f"lib-{n}", text) for n, text in enumerate(
+        ["FINDINGS: Opacity with cardiomegaly and a small left pleural effusion."] * 10
+        + ["FINDINGS: Retrocardiac atelectasis. No pneumothorax."] * 6)])
+    result = correct(_ctx("FINDINGS: No pneumothorax. Unchanged moderate cardiomegaly with "
+                          "retrocardiac esophageal cancer and a small left pleural effusion.",
+                          library))
+    [fix] = [d for d in result.detections if d.sentence_index == 1]
+    assert fix.suggestion == ("Unchanged moderate cardiomegaly with retrocardiac atelectasis "
+                              "and a small left pleural effusion.")

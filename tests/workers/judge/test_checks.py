@@ -1,7 +1,7 @@
 """The judge's built-in checks, each on a report made to show it, and on a sound report."""
 import pytest
 
-from tests.workers.library.fakes import make_library
+from tests.workers.library.fakes import REFERENCE_REPORTS, make_library
 from workers.judge import ReportContext, judge
 from workers.judge.checks import (
     contradictions,
@@ -206,3 +206,18 @@ def test_a_word_the_report_was_cut_off_in_is_no_unknown_term(library):
     "The enteric tube courses along the esophagus into the stomach."])
 def test_organs_that_place_a_device_are_no_condition(library, sentence):
     assert out_of_domain(ctx(f"FINDINGS: Heart size is normal. {sentence}", library)) == []
+
+
+def _library_naming(term, times):
+    history = [(f"hist-{n}", f"FINDINGS: Heart size is normal. Effusion from the known {term}."
+                            "\nIMPRESSION: No acute cardiopulmonary abnormality.")
+               for n in range(times)]
+    return make_library(REFERENCE_REPORTS + history)
+
+
+def test_a_condition_the_library_names_once_or_twice_is_no_habit_of_reports():
+    report = "FINDINGS: Heart size is normal. There continues to be pancreatitis."
+    [rarely] = out_of_domain(ctx(report, _library_naming("pancreatitis", 1)))
+    [often] = out_of_domain(ctx(report, _library_naming("pancreatitis", 3)))
+    assert rarely.confidence == 0.7 and "only 1 library sentence" in rarely.explanation
+    assert often.confidence == 0.45
