@@ -380,6 +380,21 @@ def _template_fills(ctx: ReportContext, index: int, term) -> int:
 RARELY_NAMED = 2
 
 
+# nouns that end a disease's name after an organ ("inflammatory bowel disease")
+_NAME_HEAD_RE = re.compile(r"^\s+(?:disease|syndrome|dysfunction|disorder|cancer|carcinoma)\b",
+                           re.IGNORECASE)
+
+
+def _library_names(ctx: ReportContext, index: int, term) -> int | None:
+    """How many library sentences name the condition: an organ's word followed by a name's
+    head counts as the whole name ("bowel disease"), since a library that names the organ
+    ("normal bowel gas pattern") does not name the disease."""
+    m = _NAME_HEAD_RE.match(ctx.sentence(index).text[term.end:])
+    if m is None or ctx.library is None:
+        return term.library_sentences
+    return ctx.phrase_count(term.text + m.group())
+
+
 def out_of_domain(ctx: ReportContext) -> list[Issue]:
     """Conditions a chest radiograph cannot show, or can at most suggest. Surer when the
     library never names the term, and when the library's sentences worded like this one have
@@ -391,7 +406,7 @@ def out_of_domain(ctx: ReportContext) -> list[Issue]:
         for term in ctx.suspect_terms(i):
             if term.kind not in (OUT_OF_DOMAIN, BORDERLINE):
                 continue
-            named = term.library_sentences
+            named = _library_names(ctx, i, term)
             template = _template_fills(ctx, i, term) if ctx.library is not None else 0
             if term.kind == OUT_OF_DOMAIN:
                 confidence = 0.85 if not named else 0.7 if named <= RARELY_NAMED else 0.45

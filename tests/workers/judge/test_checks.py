@@ -221,3 +221,13 @@ def test_a_condition_the_library_names_once_or_twice_is_no_habit_of_reports():
     [often] = out_of_domain(ctx(report, _library_naming("pancreatitis", 3)))
     assert rarely.confidence == 0.7 and "only 1 library sentence" in rarely.explanation
     assert often.confidence == 0.45
+
+
+def test_a_library_that_names_the_organ_does_not_name_the_disease():
+    library = make_library(REFERENCE_REPORTS + [
+        (f"bowel-{n}", "FINDINGS: Normal bowel gas pattern. Heart size is normal.")
+        for n in range(4)])
+    [issue] = out_of_domain(ctx("FINDINGS: Heart size is normal. There is moderate "
+                                "inflammatory bowel disease, with a prominent left hilum.",
+                                library))
+    assert issue.confidence == 0.85 and "no library report names it" in issue.explanation
