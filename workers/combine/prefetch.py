@@ -22,6 +22,11 @@ def compared_explanations(outputs: list[DetectorOutput], config: CombinationConf
                           sentences: list[int]) -> list[str]:
     """The distinct explanations a fold of ``outputs`` will embed (as far as a dry run with
     zero vectors tells), in the order it first asks for them."""
+    taking_part = [o for o in outputs if config.takes_part(o.detector)]
+    seen: dict[int, str] = {}
+    if not any(seen.setdefault(d.sentence_index, o.detector) != o.detector
+               for o in taking_part for d in o.detections):
+        return []  # no sentence two detectors share: the fold compares nothing
     asked: list[str] = []
 
     def record(texts: list[str]) -> np.ndarray:

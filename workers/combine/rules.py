@@ -44,9 +44,11 @@ def trigram_jaccard(a: str, b: str) -> float:
     return len(ga & gb) / len(ga | gb)
 
 
-def edit_similarity(a: str, b: str) -> float:
+def edit_similarity(a: str, b: str, at_least: float | None = None) -> float:
     """1 − Levenshtein distance / the longer length, over lower-cased, space-normalised
-    text."""
+    text. With ``at_least``, the count stops (returning a figure below it) as soon as every
+    path through the table already costs too much: a row's least cost is a lower bound of the
+    distance, so the answer to ``>= at_least`` is the same."""
     a, b = " ".join(_words(a)), " ".join(_words(b))
     longest = max(len(a), len(b))
     if longest == 0:
@@ -59,6 +61,8 @@ def edit_similarity(a: str, b: str) -> float:
         for j, cb in enumerate(b, 1):
             current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb))
         previous = current
+        if at_least is not None and 1.0 - min(current) / longest < at_least:
+            return 1.0 - min(current) / longest
     return 1.0 - previous[-1] / longest
 
 
@@ -74,7 +78,8 @@ def matches(rule: FilterRule, detection: Detection, sentence: str) -> bool:
             longer = max(len(detection.explanation), len(sentence), 1)
             if min(len(detection.explanation), len(sentence)) / longer < rule.threshold:
                 return False  # lengths alone keep the similarity below the threshold
-            return edit_similarity(detection.explanation, sentence) >= rule.threshold
+            return (edit_similarity(detection.explanation, sentence, rule.threshold)
+                    >= rule.threshold)
         if rule.metric == JACCARD3:
             return trigram_jaccard(detection.explanation, sentence) >= rule.threshold
         return False

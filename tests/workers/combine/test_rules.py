@@ -61,3 +61,15 @@ def test_a_removed_combined_detection_is_kept_unflagged_with_the_rule_named():
 def test_an_unknown_rule_kind_is_refused():
     with pytest.raises(ValueError):
         FilterRule("x", "vibes")
+
+
+def test_the_edit_count_that_stops_early_gives_the_same_answer_at_the_threshold():
+    rng = np.random.default_rng(7)
+    words = ["no", "left", "right", "pleural", "effusion", "small", "is", "there", "a"]
+    for _ in range(300):
+        a = " ".join(rng.choice(words, rng.integers(1, 9)))
+        b = " ".join(rng.choice(words, rng.integers(1, 9)))
+        full = edit_similarity(a, b)
+        for threshold in (0.3, 0.5, 0.8, full):
+            assert (edit_similarity(a, b, threshold) >= threshold) == (full >= threshold)
+        assert edit_similarity(a, b, 0.0) == full
