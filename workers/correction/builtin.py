@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from workers.contradiction import undoes_paired_finding
 from workers.correction.direction import Verdict, judge_direction, rests_on_own_text
@@ -290,6 +291,7 @@ def score_sentences(ctx: ReportContext, issues: list[Issue]) -> list[SentenceSco
 # --- stage 3 -------------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=16384)
 def _single_finding(words: str) -> bool:
     """A wording that names exactly one finding of the vocabulary (a substituted term was one
     mention, so its replacement is one mention, not a list)."""

@@ -22,6 +22,9 @@ from dataclasses import dataclass
 
 from workers.nlp.polarity import Tokens, negation_count, signature
 
+# How many gap questions a library keeps the answers to (a few hundred bytes each).
+FILLERS_CACHE_SIZE = 65536
+
 TOKEN_RE = re.compile(r"[a-z0-9]+(?:['\u2019-][a-z0-9]+)*")
 
 
@@ -100,6 +103,9 @@ class LibraryStats:
                 self._by_word[word].add(tokens)
         self._unigram_total = sum(c for g, c in self._ngrams.items()
                                   if len(g) == 1 and g != ("<s>",))
+        # The counts never change after this point, so an answer can be kept; the correction
+        # asks the same gaps of the same sentences every time it meets them again.
+        self._fillers_between: dict[tuple, Counter[Tokens]] = {}
 
     # --- counts ------------------------------------------------------------------------------
 
@@ -184,7 +190,19 @@ class LibraryStats:
                         max_length: int = 4) -> Counter[Tokens]:
         """What fills ``left ___ right`` anywhere in library sentences (1 to ``max_length``
         words), with how often. "<s>" and "</s>" anchor a context at a sentence's start or
-        end, so ``(<s>, no) ___ (or, pneumothorax, </s>)`` is the whole-sentence pattern."""
+        end, so ``(<s>, no) ___ (or, pneumothorax, </s>)`` is the whole-sentence pattern.
+        The answer is shared between callers asking the same: read it, do not change it."""
+        key = (left, right, exclude, max_length)
+        found = self._fillers_between.get(key)
+        if found is None:
+            if len(self._fillers_between) >= FILLERS_CACHE_SIZE:
+                self._fillers_between.clear()
+            found = self._fillers_between[key] = self._find_fillers_between(
+                left, right, exclude, max_length)
+        return found
+
+    def _find_fillers_between(self, left: Tokens, right: Tokens, exclude: int | None,
+                              max_length: int) -> Counter[Tokens]:
         words = [w for w in left + right if w not in ("<s>", "</s>")]
         if not words:
             return Counter()

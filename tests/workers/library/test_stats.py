@@ -1,5 +1,7 @@
 """Library counts: sentences, opposite polarity, words, gaps, fluency; the audited report's own
 copy never counts."""
+from collections import Counter
+
 from workers.library.stats import LibraryStats, loose_signature, signature, tokens_of
 
 LIBRARY = [
@@ -57,6 +59,31 @@ def test_fillers_between_whole_sentence_and_local_contexts():
     local = s.fillers_between(("no",), ("or", "pneumothorax"))
     assert local == {("pleural", "effusion"): 3}
     assert s.fillers(("no", "pleural", "effusion", "or"), ()) == {("pneumothorax",): 3}
+
+
+def test_fillers_between_answers_a_repeated_gap_from_what_it_kept(monkeypatch):
+    s = stats()
+    gap = (("no",), ("or", "pneumothorax"))
+    first = s.fillers_between(*gap)
+    searched = []
+
+    def search(*question):
+        searched.append(question)
+        return Counter()
+
+    monkeypatch.setattr(s, "_find_fillers_between", search)
+    assert s.fillers_between(*gap) is first
+    s.fillers_between(*gap, exclude=4)  # another question: searched
+    assert searched == [(gap[0], gap[1], 4, 4)]
+
+
+def test_fillers_between_keeps_a_bounded_number_of_answers(monkeypatch):
+    monkeypatch.setattr("workers.library.stats.FILLERS_CACHE_SIZE", 2)
+    s = stats()
+    for word in ("no", "pleural", "effusion"):
+        s.fillers_between((word,), ("</s>",))
+    assert len(s._fillers_between) <= 2
+    assert s.fillers_between(("no",), ("or", "pneumothorax")) == {("pleural", "effusion"): 3}
 
 
 def test_fluency_prefers_the_library_wording():
