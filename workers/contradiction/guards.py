@@ -8,6 +8,7 @@ consolidation", "no large effusion", "no displaced fracture"), a summary that le
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from workers.nlp.findings import Finding
 from workers.nlp.report import STOPWORDS
@@ -61,10 +62,13 @@ _NEUTRAL = (STOPWORDS - {"xxxx"}) | {"evidence", "signs", "sign", "findings", "f
                         "convincing", "radiographic", "the", "a", "an", "any", "is", "there"}
 
 
+# The detector asks these of a sentence once per pair it is in; each is pure in the text.
+@lru_cache(maxsize=16384)
 def hedged(sentence: str) -> bool:
     return bool(HEDGE_RE.search(sentence))
 
 
+@lru_cache(maxsize=16384)
 def stated_as_prior(sentence: str, mention_start: int) -> bool:
     """The sentence speaks of history, or "prior"/"previous" stands just before the mention
     (at ``mention_start`` in the sentence)."""
@@ -87,6 +91,7 @@ def threshold_leaves_room(denial_sentence: str, stated: Finding) -> bool:
     return stated.severity in SMALL and bool(THRESHOLD_RE.search(denial_sentence))
 
 
+@lru_cache(maxsize=16384)
 def revision(sentence: str) -> bool:
     return bool(REVISION_RE.search(sentence))
 

@@ -393,6 +393,7 @@ def _observations(text: str) -> set[str]:
     return {f.observation for f in extract_findings(text) if not f.implied}
 
 
+@lru_cache(maxsize=16384)
 def _repeats(sentence: str, start: int, end: int, words: str) -> bool:
     rest = (sentence[:start] + " " + sentence[end:]).lower()
     return any(m.group() in rest for m in CONCEPT_RE.finditer(words.lower()))
