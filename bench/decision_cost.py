@@ -17,30 +17,16 @@ ratio history/fresh (issue 19 asks for at most 1.2).
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
+
+from bench_django import setup_django
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-
-def setup_django() -> None:
-    if not os.environ.get("DATABASE_URL"):
-        os.environ["RADREVIEW_DATA_DIR"] = tempfile.mkdtemp(prefix="radreview-bench-")
-    os.environ.setdefault("RADREVIEW_LOCAL_HTTP", "1")
-    os.environ.setdefault("RADREVIEW_LOG_LEVEL", "WARNING")
-    os.environ["DJANGO_ALLOWED_HOSTS"] = "testserver,127.0.0.1,localhost"
-    os.environ["DJANGO_SETTINGS_MODULE"] = "radreview.settings"
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
 
 
 def make_history(study, user, count: int) -> None:

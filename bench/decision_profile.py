@@ -18,34 +18,19 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import os
 import pstats
 import re
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
+
+from bench_django import setup_django
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 VERSION = re.compile(rb'id="review-version" name="version" value="(\d+)"')
 
-
-def setup_django() -> None:
-    if not os.environ.get("DATABASE_URL"):
-        os.environ["RADREVIEW_DATA_DIR"] = tempfile.mkdtemp(prefix="radreview-bench-")
-    os.environ.setdefault("RADREVIEW_LOCAL_HTTP", "1")
-    os.environ.setdefault("RADREVIEW_LOG_LEVEL", "WARNING")
-    os.environ["DJANGO_ALLOWED_HOSTS"] = "testserver,127.0.0.1,localhost"
-    os.environ["DJANGO_SETTINGS_MODULE"] = "radreview.settings"
-    import django  # noqa: PLC0415 - after the environment is set
-
-    django.setup()
-    from django.core.management import call_command  # noqa: PLC0415 - needs django.setup()
-
-    call_command("migrate", verbosity=0)
-    call_command("createcachetable", verbosity=0)
 
 
 class Timed:

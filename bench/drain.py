@@ -23,10 +23,11 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from itertools import pairwise
 from pathlib import Path
+
+from bench_django import setup_django
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -34,19 +35,6 @@ sys.path.insert(0, str(ROOT))
 REPORT = ("FINDINGS: Heart size is normal. There is a small left pleural effusion. No "
           "pneumothorax.\nIMPRESSION: Small left pleural effusion.")
 
-
-def setup_django() -> None:
-    if not os.environ.get("DATABASE_URL"):
-        os.environ["RADREVIEW_DATA_DIR"] = tempfile.mkdtemp(prefix="radreview-drain-")
-    os.environ.setdefault("RADREVIEW_LOCAL_HTTP", "1")
-    os.environ.setdefault("RADREVIEW_LOG_LEVEL", "WARNING")
-    os.environ["DJANGO_SETTINGS_MODULE"] = "radreview.settings"
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
 
 
 def start_worker(extra_env: dict) -> subprocess.Popen:
@@ -93,7 +81,7 @@ def main() -> None:
     parser.add_argument("--env", action="append", default=[], help="NAME=VALUE for the worker")
     parser.add_argument("--timeout", type=float, default=600)
     args = parser.parse_args()
-    setup_django()
+    setup_django("radreview-drain-")
     from django.db import connection
 
     from radreview.jobs.models import Job
