@@ -347,6 +347,10 @@ def _term_fix(ctx: ReportContext, index: int, issue: Issue) -> Fix | None:
         return Fix(replace_span(sentence, restored.start, restored.end, restored.words),
                    "report_wording", restored.detail, restored.support,
                    span=(restored.start, restored.end))
+    if restored is not None and restored.source == "sentence" \
+            and not _repeats(sentence, restored.start, restored.end, restored.words):
+        return Fix(replace_span(sentence, restored.start, restored.end, restored.words),
+                   "sentence_wording", restored.detail, span=(restored.start, restored.end))
     for fill in fills:
         if fill.whole:
             return library_fix(fill)
@@ -452,6 +456,9 @@ def _candidate(ctx: ReportContext, scored: SentenceScore) -> tuple[Fix, Signal |
 _METHOD_REASONS = {
     "report_wording": "a word a chest radiograph cannot show stands where another section of "
                       "this report names a finding with the same words around it",
+    "sentence_wording": "a word a chest radiograph cannot show stands where the sentence's own "
+                        "words (a bone, a fracture's grade or a rib's place) describe a "
+                        "fracture",
     "library_context": "a word a chest radiograph cannot show stands where library sentences "
                        "name this finding between the same words",
     "library_wording": "a word a chest radiograph cannot show, or no reference report uses, "
@@ -499,7 +506,8 @@ def correct_sentence(ctx: ReportContext, scored: SentenceScore) -> Fix:
     own_span = None
     if issue is not None and issue.rule in (RULE_OUT_OF_DOMAIN, UNSUPPORTED) and issue.term \
             and issue.start is not None \
-            and fix.method in ("library_wording", "report_wording", "library_context", "removal") \
+            and fix.method in ("library_wording", "report_wording", "sentence_wording",
+                               "library_context", "removal") \
             and fix.text != "":
         own_span = fix.span or (issue.start, issue.end)
     own_shape = next((_SHAPE_REASONS[s.kind] for s in scored.signals

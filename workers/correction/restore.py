@@ -25,6 +25,7 @@ import weakref
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
+from workers.correction.own_words import describes_fracture, fracture_cues, fracture_wording
 from workers.library.stats import tokenize
 from workers.library.vectors import report_sentences
 from workers.nlp import extract_findings
@@ -71,7 +72,7 @@ class Restoration:
     start: int
     end: int
     words: str
-    source: str  # "report" or "library"
+    source: str  # "report", "sentence" (its own words) or "library"
     detail: str
     support: int = 0
 
@@ -235,7 +236,7 @@ def _absorbable(word: str, position: int, background: Counter | None) -> bool:
     """A neighbour of the suspect term that belongs to the same name: a word that is neither
     a function word, a side, a size or course, nor a finding, and that the library seldom
     writes at this place beside a finding (or, without a library, no radiology word)."""
-    if not _WORD_RE.search(word) or word in STOPWORDS:
+    if not _WORD_RE.search(word) or word in STOPWORDS or describes_fracture(word):
         return False
     if position > 0 and word in _NAME_HEADS:
         return True  # the head of a disease's name ("reflux disease", "esophageal cancer")
@@ -328,7 +329,8 @@ def from_report(ctx: ReportContext, index: int, context: list[tuple[int, str]], 
 
 def restore(ctx: ReportContext, index: int, start: int, end: int, accept) -> Restoration | None:
     """The finding that most likely stood at ``sentence[start:end]`` (grown over the rest of
-    the name), from the report's own other sentences, else from the library's contexts."""
+    the name), from the report's own other sentences, else from the sentence's own words
+    (workers.correction.own_words), else from the library's contexts."""
     sentence = ctx.sentence(index).text
     model = context_model(ctx.library) if ctx.library is not None and len(ctx.library) else None
     g_start, g_end, words, a, b = gap_of(sentence, start, end,
@@ -342,6 +344,13 @@ def restore(ctx: ReportContext, index: int, start: int, end: int, accept) -> Res
         return Restoration(g_start, g_end, " ".join(phrase), "report",
                            f"sentence {other + 1} of this report names "
                            f"'{' '.join(phrase)}' with the same words around it", shared)
+    # the sentence's own words: a bone, a fracture's grade or a rib's place around the gap
+    fracture = fracture_wording(words, a, b)
+    if fracture is not None and accept(fracture):
+        return Restoration(g_start, g_end, fracture, "sentence",
+                           "the sentence's own words around it "
+                           f"({', '.join(repr(w) for w in fracture_cues(words, a, b))})"
+                           f" describe a fracture")
     if model is None:
         return None
     # the library's mentions of the gap's own polarity ("No ___." among its denials)
