@@ -307,19 +307,33 @@ def _same_slot(context: list[tuple[int, str]], other: list[tuple[int, str]]) -> 
                and f[1] not in _EDGE.values())
 
 
-def from_report(ctx: ReportContext, index: int, context: list[tuple[int, str]], accept
+def _content_words(words) -> set[str]:
+    return {w for w in words if w not in STOPWORDS and _WORD_RE.search(w) and len(w) > 2}
+
+
+def from_report(ctx: ReportContext, index: int, context: list[tuple[int, str]], accept,
+                around: set[str] | None = None
                 ) -> tuple[tuple[str, ...], int, int] | None:
     """A finding of another sentence of the report in the same slot: (wording, sentence,
-    shared context words), the most shared first."""
+    shared context words), the most shared first; between mentions that share as many, the
+    one whose sentence restates more of this one (``around``: this sentence's words outside
+    the gap) — an impression's "Mild ___ with small bilateral pleural effusions." restates
+    "There is mild pulmonary edema, new in the interval with small bilateral pleural
+    effusions.", not "There is mild cardiomegaly with dense mitral annular calcifications."."""
     best = None
+    around = _content_words(around or ())
     for other in ctx.image_sentences:
         if other == index:
             continue
-        for phrase, theirs in _mentions(ctx.sentence(other).text):
+        text = ctx.sentence(other).text
+        restated = None
+        for phrase, theirs in _mentions(text):
             shared = _same_slot(context, theirs)
             if shared == 0 or not _labelled(phrase) or not accept(" ".join(phrase)):
                 continue
-            key = (shared, -len(phrase))
+            if restated is None:
+                restated = around & _content_words(t.text for t in tokenize(text))
+            key = (shared, len(restated - set(phrase)), -len(phrase))
             if best is None or key > best[0]:
                 best = (key, phrase, other, shared)
     if best is None:
@@ -338,7 +352,7 @@ def restore(ctx: ReportContext, index: int, start: int, end: int, accept) -> Res
     if a == b:
         return None
     context = _context(words, a, b)
-    own = from_report(ctx, index, context, accept)
+    own = from_report(ctx, index, context, accept, set(words[:a] + words[b:]))
     if own is not None:
         phrase, other, shared = own
         return Restoration(g_start, g_end, " ".join(phrase), "report",

@@ -161,3 +161,17 @@ def test_a_finding_the_sentence_already_names_does_not_fill_its_gap():
     [fix] = [d for d in result.detections if d.sentence_index == 1]
     assert fix.suggestion == ("Unchanged moderate cardiomegaly with retrocardiac atelectasis "
                               "and a small left pleural effusion.")
+
+
+def test_between_equal_slots_the_sentence_the_gap_restates_gives_the_finding():
+    # both findings sentences write "mild" before a finding; the impression restates the one
+    # with the small bilateral pleural effusions
+    ctx = _ctx("FINDINGS: There is mild cardiomegaly with dense annular calcifications. "
+               "There is mild pulmonary edema, new with small bilateral pleural effusions.\n"
+               "IMPRESSION: Mild tracheitis with small bilateral pleural effusions.")
+    index = next(i for i in ctx.image_sentences if "tracheitis" in ctx.sentence(i).text)
+    sentence = ctx.sentence(index).text
+    start = sentence.index("tracheitis")
+    found = restore(ctx, index, start, start + len("tracheitis"), lambda words: True)
+    assert found is not None and found.source == "report"
+    assert found.words == "pulmonary edema"
