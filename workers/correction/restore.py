@@ -51,6 +51,11 @@ NAME_WORD_BELOW = 3
 # nouns that end a disease's name of several words
 _NAME_HEADS = frozenset({"disease", "syndrome", "dysfunction", "disorder", "cancer",
                          "carcinoma"})
+# adjectives of an organ that begin a disease's name ("pulmonary embolism", "hepatic
+# steatosis"); not places ("retrocardiac", "bibasilar"), which stand before findings too
+_ORGAN_ADJECTIVES = frozenset({"pulmonary", "gastric", "hepatic", "renal", "esophageal",
+                               "pancreatic", "colonic", "intestinal", "bronchial", "tracheal",
+                               "laryngeal", "cardiac", "thyroid", "splenic", "biliary"})
 _PUNCT_RE = re.compile(r"[,;:.()]")
 # one word that ends a disease's name by its ending ("pancreatitis", "ulcerative colitis")
 _DISEASE_WORD_RE = re.compile(r"[a-z]+(?:itis|osis|iasis|oma|emia|pathy|paresis|malacia)")
@@ -284,6 +289,14 @@ def gap_of(sentence: str, start: int, end: int, background: Counter | None = Non
             and joined(b - 1) and grows(words[b], 1):
         b += 1
     named = words[b - 1] in _NAME_HEADS
+    # one word a radiograph cannot show or only suggests takes the organ's adjective before
+    # it as part of its name ("pulmonary embolism": the gap is the whole name, not "pulmonary
+    # ___", which would keep half of the wrong words and ask for a pulmonary nodule)
+    organ_named = len(inside) == 1 and a == inside[0] and a > 0 and joined(a - 1) \
+        and words[a - 1] in _ORGAN_ADJECTIVES and (whole or in_lists(
+            words[a], ("suggested_only", "clinical_only", "outside_chest")))
+    if organ_named:
+        a -= 1
     while a > 0 and inside[0] - a < 2 and joined(a - 1) \
             and (grows(words[a - 1], -1)
                  or named and _organ_adjective(words[a - 1])

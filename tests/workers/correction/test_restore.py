@@ -175,3 +175,14 @@ def test_between_equal_slots_the_sentence_the_gap_restates_gives_the_finding():
     found = restore(ctx, index, start, start + len("tracheitis"), lambda words: True)
     assert found is not None and found.source == "report"
     assert found.words == "pulmonary edema"
+
+
+def test_an_organs_adjective_belongs_to_the_name_of_a_disease_a_film_cannot_show():
+    library = ContextModel([["Small bilateral pleural effusions."]] * 5
+                           + [["Multiple pulmonary nodules."]] * 5
+                           + [["Stable retrocardiac atelectasis."]] * 5)
+    assert _gap("Persistent small bilateral pulmonary embolism, larger on the right.",
+                "embolism", library.background) == "pulmonary embolism"
+    # a place before the name is the report's ("retrocardiac"), not the disease's
+    assert _gap("Stable retrocardiac gastroparesis, likely atelectasis.", "gastroparesis",
+                library.background) == "gastroparesis"
