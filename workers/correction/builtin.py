@@ -54,7 +54,14 @@ from workers.nlp import extract_findings, harm_of
 from workers.nlp.findings import ABSENT, PRESENT
 from workers.nlp.polarity import negation_count
 from workers.nlp.report import ReportContext
-from workers.nlp.vocabulary import CONCEPT_RE
+from workers.nlp.vocabulary import (
+    CONCEPT_BY_NAME,
+    CONCEPT_RE,
+    LATERALITY_RE,
+    LUNGS,
+    MUSCULOSKELETAL,
+    PLEURA,
+)
 from workers.types import Harm
 
 DETECT_THRESHOLD = 0.5
@@ -299,11 +306,40 @@ def _single_finding(words: str) -> bool:
                                                                          words)
 
 
-def _stated_elsewhere(ctx: ReportContext, index: int) -> set[str]:
-    """Observations other sentences of the same section already state."""
+def _stated_elsewhere(ctx: ReportContext, index: int) -> dict[str, set[str | None]]:
+    """Observations other sentences of the same section already state, each with the sides
+    they are stated on (None: no side)."""
     section = ctx.sentence(index).section
-    return {f.observation for i, items in ctx.findings.items() if i != index
-            and ctx.sentence(i).section == section for f in items if not f.implied}
+    stated: dict[str, set[str | None]] = {}
+    for i, items in ctx.findings.items():
+        if i != index and ctx.sentence(i).section == section:
+            for f in items:
+                if not f.implied:
+                    stated.setdefault(f.observation, set()).add(f.laterality)
+    return stated
+
+
+_SIDED = frozenset({PLEURA, LUNGS, MUSCULOSKELETAL})
+
+
+def _gap_side(sentence: str, start: int) -> str | None:
+    """The side the words just before a gap give it ("Right ___ tiny if any", "left-sided
+    ___"): left or right, else None."""
+    before = tokenize(sentence[:start])[-3:]
+    sides = {m.lastgroup for t in before for m in [LATERALITY_RE.fullmatch(t.text)] if m}
+    return next(iter(sides)) if len(sides) == 1 and sides <= {"left", "right"} else None
+
+
+def rules_out(observation: str, sides: set[str | None] | None, gap_side: str | None) -> bool:
+    """Whether a finding the section states elsewhere (on ``sides``) cannot have stood in a
+    gap as well: it can when the gap has a side and the finding is one of a side (pleura,
+    lung, bone) stated on the other side only ("Right ___ tiny if any." beside "Residual left
+    pleural effusion small"); a heart has no side."""
+    if sides is None:
+        return False
+    concept = CONCEPT_BY_NAME.get(observation)
+    return gap_side is None or concept is None or concept.category not in _SIDED \
+        or any(s not in ("left", "right") or s == gap_side for s in sides)
 
 
 def _term_fix(ctx: ReportContext, index: int, issue: Issue) -> Fix | None:
@@ -311,13 +347,14 @@ def _term_fix(ctx: ReportContext, index: int, issue: Issue) -> Fix | None:
     if issue.start is None or issue.end is None:
         return None
     elsewhere = _stated_elsewhere(ctx, index)
+    side = _gap_side(sentence, issue.start)
 
     def accept(words: str) -> bool:
         # one finding in the term's place, never a denial ("no evidence of pneumothorax"
         # would flip the sentence, not restore a word)
         if not _single_finding(words) or negation_count(tokens_of(words)):
             return False
-        return not (_observations(words) & elsewhere)
+        return not any(rules_out(o, elsewhere.get(o), side) for o in _observations(words))
 
     # the term grown over the rest of its name ("gastric" -> "gastric cancer"): the words
     # found wrong, which a fix may replace; the report's other words stay

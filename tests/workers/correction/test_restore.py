@@ -2,7 +2,7 @@
 lost their "no" told by their own words."""
 from tests.workers.library.fakes import make_library
 from workers.correction import correct
-from workers.correction.builtin import denial_shape_signals
+from workers.correction.builtin import denial_shape_signals, rules_out
 from workers.correction.restore import ContextModel, gap_of, restore
 from workers.judge import ReportContext
 
@@ -186,3 +186,33 @@ def test_an_organs_adjective_belongs_to_the_name_of_a_disease_a_film_cannot_show
     # a place before the name is the report's ("retrocardiac"), not the disease's
     assert _gap("Stable retrocardiac gastroparesis, likely atelectasis.", "gastroparesis",
                 library.background) == "gastroparesis"
+
+
+def _library_fix(text, term):
+    library = make_library([(f"ref-{n}", "FINDINGS: Right pleural effusion is small.\n"
+                                         "IMPRESSION: Mild cardiomegaly.") for n in range(6)]
+                           + [(f"rib-{n}", "FINDINGS: Right rib fractures again.\n"
+                                           "IMPRESSION: Normal.") for n in range(3)])
+    result = correct(_ctx(text, library))
+    return [d.suggestion for d in result.detections if term in d.evidence["original"]]
+
+
+def test_a_finding_stated_on_the_other_side_may_stand_in_a_sided_gap():
+    # "left pleural effusion" elsewhere in the section does not rule out a right one
+    [suggestion] = _library_fix("FINDINGS: Heart size is normal.\nIMPRESSION: Right hepatitis "
+                                "is small. Residual left pleural effusion small.", "hepatitis")
+    assert suggestion == "Right pleural effusion is small."
+    # on the same side, or with no side, it does
+    [suggestion] = _library_fix("FINDINGS: Heart size is normal.\nIMPRESSION: Right hepatitis "
+                                "is small. Residual right pleural effusion small.", "hepatitis")
+    assert suggestion is None or "pleural effusion is small" not in suggestion
+
+
+def test_only_a_finding_of_one_side_is_let_into_a_gap_of_the_other():
+    assert not rules_out("pleural effusion", {"left"}, "right")
+    assert rules_out("pleural effusion", {"left", None}, "right")
+    assert rules_out("pleural effusion", {"right"}, "right")
+    assert rules_out("pleural effusion", {"left"}, None)
+    # the engine may give a heart a side ("edema in the left lung as does cardiac enlargement")
+    assert rules_out("cardiomegaly", {"left"}, "right")
+    assert not rules_out("cardiomegaly", None, "right")
