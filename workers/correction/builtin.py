@@ -319,6 +319,19 @@ def _stated_elsewhere(ctx: ReportContext, index: int) -> dict[str, set[str | Non
     return stated
 
 
+def _stated_besides(ctx: ReportContext, index: int, source: int, observations: set[str]
+                    ) -> bool:
+    """Whether a sentence of ``index``'s section other than ``source`` (and itself) states one
+    of the observations: a restatement of ``source`` does not repeat what a third sentence
+    says ("Unchanged moderate bilateral ___." is not a second "bilateral moderate pleural
+    effusions" of its own impression)."""
+    section = ctx.sentence(index).section
+    return any(f.observation in observations and not f.implied
+               for i, items in ctx.findings.items()
+               if i not in (index, source) and ctx.sentence(i).section == section
+               for f in items)
+
+
 _SIDED = frozenset({PLEURA, LUNGS, MUSCULOSKELETAL})
 
 
@@ -349,12 +362,14 @@ def _term_fix(ctx: ReportContext, index: int, issue: Issue) -> Fix | None:
     elsewhere = _stated_elsewhere(ctx, index)
     side = _gap_side(sentence, issue.start)
 
-    def accept(words: str) -> bool:
+    def one_finding(words: str) -> bool:
         # one finding in the term's place, never a denial ("no evidence of pneumothorax"
         # would flip the sentence, not restore a word)
-        if not _single_finding(words) or negation_count(tokens_of(words)):
-            return False
-        return not any(rules_out(o, elsewhere.get(o), side) for o in _observations(words))
+        return _single_finding(words) and not negation_count(tokens_of(words))
+
+    def accept(words: str) -> bool:
+        return one_finding(words) and not any(rules_out(o, elsewhere.get(o), side)
+                                              for o in _observations(words))
 
     # the term grown over the rest of its name ("gastric" -> "gastric cancer"): the words
     # found wrong, which a fix may replace; the report's other words stay
@@ -378,7 +393,10 @@ def _term_fix(ctx: ReportContext, index: int, issue: Issue) -> Fix | None:
     # the report's own other section first: the impression restates the findings
     # a finding the sentence already names elsewhere did not stand in the gap as well
     restored = restore(ctx, index, issue.start, issue.end,
-                       lambda words: accept(words) and not _repeats(sentence, *gap, words))
+                       lambda words: accept(words) and not _repeats(sentence, *gap, words),
+                       lambda words, other: one_finding(words)
+                       and not _repeats(sentence, *gap, words)
+                       and not _stated_besides(ctx, index, other, _observations(words)))
     if restored is not None and restored.source == "report" \
             and not _repeats(sentence, restored.start, restored.end, restored.words):
         return Fix(replace_span(sentence, restored.start, restored.end, restored.words),

@@ -45,6 +45,9 @@ INFORMATIVE_FROM = 5
 # the nearer a word, the more it says about what stands in the gap
 _NEARNESS = {1: 1.0, 2: 0.6, 3: 0.3}
 MAX_WORDS = 3
+# context words a mention of another sentence shares in the same places for that sentence to
+# restate the gap's (then its finding is the gap's even where the section names it already)
+RESTATED_FROM = 2
 # a neighbour of the suspect term that stands beside a finding fewer times than this in the
 # library is part of the term's name ("gastroesophageal reflux disease"), not its context
 NAME_WORD_BELOW = 3
@@ -325,14 +328,19 @@ def _content_words(words) -> set[str]:
 
 
 def from_report(ctx: ReportContext, index: int, context: list[tuple[int, str]], accept,
-                around: set[str] | None = None
+                around: set[str] | None = None, restated_accept=None
                 ) -> tuple[tuple[str, ...], int, int] | None:
     """A finding of another sentence of the report in the same slot: (wording, sentence,
     shared context words), the most shared first; between mentions that share as many, the
     one whose sentence restates more of this one (``around``: this sentence's words outside
     the gap) — an impression's "Mild ___ with small bilateral pleural effusions." restates
     "There is mild pulmonary edema, new in the interval with small bilateral pleural
-    effusions.", not "There is mild cardiomegaly with dense mitral annular calcifications."."""
+    effusions.", not "There is mild cardiomegaly with dense mitral annular calcifications.".
+    ``restated_accept(words, other)`` (looser than ``accept``) takes a mention with two words
+    or more in the same places: a sentence that repeats another's words around a finding
+    repeats the finding, even where its section names it already in that other sentence
+    ("Increased bilateral lower lobe opacities ..." and "The bilateral lower lung ___ appear
+    to have progressed")."""
     best = None
     around = _content_words(around or ())
     for other in ctx.image_sentences:
@@ -342,7 +350,11 @@ def from_report(ctx: ReportContext, index: int, context: list[tuple[int, str]], 
         restated = None
         for phrase, theirs in _mentions(text):
             shared = _same_slot(context, theirs)
-            if shared == 0 or not _labelled(phrase) or not accept(" ".join(phrase)):
+            if shared == 0 or not _labelled(phrase):
+                continue
+            words = " ".join(phrase)
+            if not accept(words) and not (shared >= RESTATED_FROM and restated_accept is not None
+                                          and restated_accept(words, other)):
                 continue
             if restated is None:
                 restated = around & _content_words(t.text for t in tokenize(text))
@@ -354,7 +366,8 @@ def from_report(ctx: ReportContext, index: int, context: list[tuple[int, str]], 
     return best[1], best[2], best[3]
 
 
-def restore(ctx: ReportContext, index: int, start: int, end: int, accept) -> Restoration | None:
+def restore(ctx: ReportContext, index: int, start: int, end: int, accept,
+            restated_accept=None) -> Restoration | None:
     """The finding that most likely stood at ``sentence[start:end]`` (grown over the rest of
     the name), from the report's own other sentences, else from the sentence's own words
     (workers.correction.own_words), else from the library's contexts."""
@@ -365,7 +378,7 @@ def restore(ctx: ReportContext, index: int, start: int, end: int, accept) -> Res
     if a == b:
         return None
     context = _context(words, a, b)
-    own = from_report(ctx, index, context, accept, set(words[:a] + words[b:]))
+    own = from_report(ctx, index, context, accept, set(words[:a] + words[b:]), restated_accept)
     if own is not None:
         phrase, other, shared = own
         return Restoration(g_start, g_end, " ".join(phrase), "report",

@@ -216,3 +216,16 @@ def test_only_a_finding_of_one_side_is_let_into_a_gap_of_the_other():
     # the engine may give a heart a side ("edema in the left lung as does cardiac enlargement")
     assert rules_out("cardiomegaly", {"left"}, "right")
     assert not rules_out("cardiomegaly", None, "right")
+
+
+def test_a_sentence_that_repeats_the_words_around_a_finding_repeats_the_finding():
+    text = ("FINDINGS: The cardiomediastinal silhouette is unremarkable.\n"
+            "IMPRESSION: Increased bilateral lower lobe opacities likely reflect pleural "
+            "effusion. The bilateral lower lung obstructive sleep apnea appear to have "
+            "progressed since the prior study.")
+    [suggestion] = _library_fix(text, "apnea")
+    assert suggestion == "The bilateral lower lung opacities appear to have progressed since " \
+                         "the prior study."
+    # not when a third sentence of the section states it already
+    [suggestion] = _library_fix(text + " Stable opacities at the apices.", "apnea")
+    assert suggestion is None or "lower lung opacities" not in suggestion
