@@ -315,8 +315,16 @@ def _stated_elsewhere(ctx: ReportContext, index: int) -> dict[str, set[str | Non
         if i != index and ctx.sentence(i).section == section:
             for f in items:
                 if not f.implied:
-                    stated.setdefault(f.observation, set()).add(f.laterality)
+                    side = f.laterality or _one_side(ctx.sentence(i).text)
+                    stated.setdefault(f.observation, set()).add(side)
     return stated
+
+
+def _one_side(text: str) -> str | None:
+    """The one side a sentence names, where the engine gave its finding none ("Numerous rib
+    fractures are seen, particularly on the right"): left or right, else None."""
+    sides = {m.lastgroup for m in LATERALITY_RE.finditer(text.lower())}
+    return next(iter(sides)) if len(sides) == 1 and sides <= {"left", "right"} else None
 
 
 def _stated_besides(ctx: ReportContext, index: int, source: int, observations: set[str]

@@ -229,3 +229,10 @@ def test_a_sentence_that_repeats_the_words_around_a_finding_repeats_the_finding(
     # not when a third sentence of the section states it already
     [suggestion] = _library_fix(text + " Stable opacities at the apices.", "apnea")
     assert suggestion is None or "lower lung opacities" not in suggestion
+
+
+def test_the_side_a_sentence_names_counts_where_the_engine_gave_its_finding_none():
+    [suggestion] = _library_fix("FINDINGS: Heart size is normal.\nIMPRESSION: Right hepatitis "
+                                "is small. Pleural effusion is seen, particularly on the left.",
+                                "hepatitis")
+    assert suggestion == "Right pleural effusion is small."
