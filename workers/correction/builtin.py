@@ -438,13 +438,18 @@ _FUNCTION_WORDS = frozenset({"a", "an", "the", "there", "is", "are", "was", "wer
                              "in", "at", "on", "to", "and", "with"})
 
 
+# the sentence's verb keeps its number: "There is ___ at the right lung base." is not refilled
+# with "are calcified granulomas"
+_NUMBER_VERBS = frozenset({"is", "are", "was", "were"})
+
+
 def _keeps_own_words(sentence: str, start: int, end: int, words, gap: tuple[int, int]) -> bool:
     """A wording that took in words around the term's name keeps them all ("There is
     unchanged ___." is not refilled with "hyperinflation of the lungs", nor "extensive ___"
     with "a small hiatal hernia"): only the words found wrong are replaced."""
     outside = [t for t in tokenize(sentence) if start <= t.start and t.end <= end
                and not (gap[0] <= t.start and t.end <= gap[1])
-               and t.text not in _FUNCTION_WORDS]
+               and (t.text not in _FUNCTION_WORDS or t.text in _NUMBER_VERBS)]
     return all(t.text in words for t in outside)
 
 

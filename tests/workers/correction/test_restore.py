@@ -2,7 +2,7 @@
 lost their "no" told by their own words."""
 from tests.workers.library.fakes import make_library
 from workers.correction import correct
-from workers.correction.builtin import denial_shape_signals, rules_out
+from workers.correction.builtin import _keeps_own_words, denial_shape_signals, rules_out
 from workers.correction.restore import ContextModel, gap_of, restore
 from workers.judge import ReportContext
 
@@ -236,3 +236,11 @@ def test_the_side_a_sentence_names_counts_where_the_engine_gave_its_finding_none
                                 "is small. Pleural effusion is seen, particularly on the left.",
                                 "hepatitis")
     assert suggestion == "Right pleural effusion is small."
+
+
+def test_a_library_wording_keeps_the_sentences_verb():
+    sentence = "There is pulmonary embolism at the right lung base."
+    start, end = sentence.index("is"), sentence.index(" at")
+    gap = (sentence.index("pulmonary"), end)
+    assert not _keeps_own_words(sentence, start, end, ("are", "calcified", "granulomas"), gap)
+    assert _keeps_own_words(sentence, start, end, ("is", "a", "calcified", "granuloma"), gap)
