@@ -366,6 +366,24 @@ def from_report(ctx: ReportContext, index: int, context: list[tuple[int, str]], 
     return best[1], best[2], best[3]
 
 
+# words a library grades a finding with ("subsegmental atelectasis", "airspace opacity"):
+# the report around the gap did not write them, so a restoration does not claim them
+_DESCRIPTORS = frozenset({"airspace", "subsegmental", "streaky", "patchy", "nodular",
+                          "linear", "platelike", "plate-like", "discoid", "interstitial",
+                          "alveolar", "focal", "hazy", "confluent"})
+
+
+def _plain_name(phrase: tuple[str, ...], n: int, ranked) -> tuple[tuple[str, ...], int]:
+    """The library's wording without the descriptors it graded the finding with, when the
+    library writes that plain name in the gap's place too ("subsegmental atelectasis" ->
+    "atelectasis"); else the wording as it is."""
+    plain = tuple(w for w in phrase if w not in _DESCRIPTORS)
+    if not plain or plain == phrase:
+        return phrase, n
+    found = next((row for row in ranked if row[1] == plain), None)
+    return (plain, found[2]) if found is not None else (phrase, n)
+
+
 def restore(ctx: ReportContext, index: int, start: int, end: int, accept,
             restated_accept=None) -> Restoration | None:
     """The finding that most likely stood at ``sentence[start:end]`` (grown over the rest of
@@ -398,10 +416,13 @@ def restore(ctx: ReportContext, index: int, start: int, end: int, accept,
                         negated=is_negated(sentence, g_start, g_end))
     if not ranked:
         return None
-    score, phrase, n = ranked[0]
+    score, graded, n = ranked[0]
+    phrase, n = _plain_name(graded, n, ranked)
+    dropped = [w for w in graded if w not in phrase]
     return Restoration(g_start, g_end, " ".join(phrase), "library",
                        f"library sentences write '{' '.join(phrase)}' between the same words "
-                       f"({n} mentions)", n)
+                       f"({n} mentions)" + (f"; the library's '{' '.join(dropped)}' is not "
+                                            "the report's word" if dropped else ""), n)
 
 
 __all__ = ["ContextModel", "Restoration", "context_model", "gap_of", "restore"]

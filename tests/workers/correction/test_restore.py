@@ -3,7 +3,7 @@ lost their "no" told by their own words."""
 from tests.workers.library.fakes import make_library
 from workers.correction import correct
 from workers.correction.builtin import _keeps_own_words, denial_shape_signals, rules_out
-from workers.correction.restore import ContextModel, gap_of, restore
+from workers.correction.restore import ContextModel, _plain_name, gap_of, restore
 from workers.judge import ReportContext
 
 
@@ -244,3 +244,18 @@ def test_a_library_wording_keeps_the_sentences_verb():
     gap = (sentence.index("pulmonary"), end)
     assert not _keeps_own_words(sentence, start, end, ("are", "calcified", "granulomas"), gap)
     assert _keeps_own_words(sentence, start, end, ("is", "a", "calcified", "granuloma"), gap)
+
+
+def test_a_restoration_names_the_finding_without_the_librarys_grading():
+    ranked = [(-8.8, ("subsegmental", "atelectasis"), 21), (-8.9, ("edema",), 8),
+              (-10.6, ("atelectasis",), 120)]
+    assert _plain_name(ranked[0][1], 21, ranked) == (("atelectasis",), 120)
+    assert _plain_name(("airspace", "opacity"), 9, [(-11.9, ("airspace", "opacity"), 9),
+                                                    (-12.3, ("opacity",), 56)]) \
+        == (("opacity",), 56)
+    # without the plain name among the library's wordings there, the wording stays; a place
+    # ("rib fractures", "pleural effusion") is no grading
+    assert _plain_name(ranked[0][1], 21, ranked[:2]) == (("subsegmental", "atelectasis"), 21)
+    assert _plain_name(("rib", "fractures"), 9, [(-1, ("rib", "fractures"), 9),
+                                                 (-2, ("fractures",), 17)]) \
+        == (("rib", "fractures"), 9)
