@@ -14,7 +14,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from radreview.audit.services import record_event
@@ -101,9 +101,10 @@ def _shows_any(view: selectors.SentenceView, changed: frozenset[int]) -> bool:
 def _act(request, pk: int, action, *, partial: bool = False):
     """Run ``action`` (it returns the notice and the indices of the sentences it changed) and
     answer; ``partial``: a success answers with only what changed."""
-    get_object_or_404(Study.objects.only("pk"), pk=pk)
     try:
         notice, changed = action()
+    except Study.DoesNotExist:  # the version claim found no such study (no query of its own)
+        raise Http404("No such study") from None
     except services.StaleVersion as exc:
         return _answer(request, pk, status=409, message=exc.message)
     except services.ReviewError as exc:
