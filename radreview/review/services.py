@@ -160,8 +160,12 @@ def _sentence_for_review(study: Study, sentence_index) -> Sentence:
 
 
 def _flag_rows(sentence: Sentence) -> list[Detection]:
-    """The sentence's flags (``selectors.flags_of`` asked in SQL of this sentence's rows only;
-    their sources are read only when a suggestion or a chosen detection needs them)."""
+    """The sentence's flags, in ``selectors.flags_of``'s order: from the report's kept review
+    (``report_cache``) when this process has it, else asked in SQL of this sentence's rows only
+    (their sources read only when a suggestion or a chosen detection needs them)."""
+    kept = selectors.cached_flag_rows(sentence.report)  # immutable once the study is reviewable
+    if kept is not None:
+        return list(kept.get(sentence.index, []))
     has_combined = Detection.objects.filter(report=sentence.report_id, detector=Detection.COMBINED)
     return list(
         Detection.objects.filter(report=sentence.report_id, sentence_index=sentence.index,
@@ -170,13 +174,18 @@ def _flag_rows(sentence: Sentence) -> list[Detection]:
     )
 
 
-def _current_text(sentence: Sentence) -> str:
-    """What the sentence reads now: its effective decision's text, from the state row read with
-    it (no history read)."""
+def _state_row(sentence: Sentence) -> SentenceState | None:
+    """The sentence's state row, read with it (None before its first decision)."""
     try:
-        effective = sentence.review_state.decision
+        return sentence.review_state
     except SentenceState.DoesNotExist:
-        effective = None
+        return None
+
+
+def _current_text(sentence: Sentence) -> str:
+    """What the sentence reads now: its effective decision's text (no history read)."""
+    row = _state_row(sentence)
+    effective = row.decision if row else None
     return effective.after_text if effective else sentence.text
 
 
@@ -217,7 +226,7 @@ def decide(study: Study, user, *, action: str, sentence_index, version, detectio
             study=study, sentence=sentence, detection=detection, action=action,
             before_text=before, after_text=after, user=user, study_version=seen,
         )
-        state_table.record(decision, effective=decision)
+        state_table.record(decision, effective=decision, has_row=_state_row(sentence) is not None)
         record_event("review_decision", actor=user, study=study, detail={
             "decision": decision.pk, "action": action, "sentence_number": sentence.index + 1,
             "detection": detection.pk if detection else None, "version": seen,
@@ -260,7 +269,7 @@ def undo_last(study: Study, user, *, version) -> Outcome:
         decision = Decision.objects.create(
             study=study,
             sentence=target.sentence,
-            detection=target.detection,
+            detection_id=target.detection_id,  # its id alone: no read of the detection
             action=Decision.Action.UNDO,
             before_text=target.after_text,
             after_text=after,
