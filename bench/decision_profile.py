@@ -60,6 +60,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=30)
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--sql", action="store_true", help="print the last round's statements")
+    parser.add_argument("--sort", default="cumulative", help="cProfile's order (e.g. tottime)")
+    parser.add_argument("--lines", type=int, default=45, help="cProfile's functions printed")
     args = parser.parse_args()
     setup_django()
     from django.db import connection  # noqa: PLC0415 - needs django.setup() first
@@ -129,7 +131,7 @@ def main() -> None:
         for sql in statements:
             print("   ", sql[:160])
     if profiler:
-        pstats.Stats(profiler).sort_stats("cumulative").print_stats(45)
+        pstats.Stats(profiler).sort_stats(args.sort).print_stats(args.lines)
 
 
 if __name__ == "__main__":

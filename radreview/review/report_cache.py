@@ -12,15 +12,12 @@ threads: entries are built whole and only read.
 """
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from typing import Any
 
-# Reports kept per process: a department's open studies, a few hundred KiB each at most.
-LIMIT = 256
+from .memo import Memo
 
-_entries: OrderedDict[tuple, Any] = OrderedDict()
-_lock = threading.Lock()
+# Reports kept per process: a department's open studies, a few hundred KiB each at most.
+_reports = Memo(limit=256)
 
 
 def key_of(report) -> tuple:
@@ -28,22 +25,12 @@ def key_of(report) -> tuple:
 
 
 def get(report) -> Any | None:
-    key = key_of(report)
-    with _lock:
-        value = _entries.get(key)
-        if value is not None:
-            _entries.move_to_end(key)
-        return value
+    return _reports.get(key_of(report))
 
 
 def put(report, value: Any) -> None:
-    with _lock:
-        _entries[key_of(report)] = value
-        _entries.move_to_end(key_of(report))
-        while len(_entries) > LIMIT:
-            _entries.popitem(last=False)
+    _reports.put(key_of(report), value)
 
 
 def clear() -> None:
-    with _lock:
-        _entries.clear()
+    _reports.clear()

@@ -1,5 +1,10 @@
 """Small display helpers for the review templates."""
 from django import template
+from django.template.loader import get_template
+from django.utils import timezone
+from django.utils.safestring import mark_safe
+
+from radreview.review.memo import Memo
 
 register = template.Library()
 
@@ -61,3 +66,21 @@ def ordinal(index) -> int:
         return int(index) + 1
     except (TypeError, ValueError):
         return index
+
+
+# Rendered decision lines, kept per process: a decision is append-only, so its line changes
+# only when it is undone or its user renamed (both in the key). The decision log and the panel
+# histories show up to 25 of them in every answer, each formatting two dates.
+_lines = Memo(limit=4096)
+
+
+@register.simple_tag
+def decision_line(d) -> str:
+    """``review/_decision_line.html`` for decision ``d``, rendered once per process."""
+    key = (d.pk, d.created_at, bool(getattr(d, "is_undone", False)), d.user.get_username(),
+           timezone.get_current_timezone_name())
+    line = _lines.get(key)
+    if line is None:
+        line = get_template("review/_decision_line.html").render({"d": d})
+        _lines.put(key, line)
+    return mark_safe(line)  # noqa: S308 - rendered by the template, which escapes

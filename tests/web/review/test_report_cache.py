@@ -1,0 +1,86 @@
+"""The per-process memory of a reviewable report's unchanging part (review/report_cache.py) and
+of rendered decision lines: they save work, never change what is shown."""
+from __future__ import annotations
+
+import re
+
+from radreview.review import report_cache, services
+from radreview.review.memo import Memo
+from radreview.review.templatetags import review_tags
+from radreview.studies.models import Study
+from tests.web.review import factories as rf
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+CSRF = re.compile(r'name="csrfmiddlewaretoken" value="[^"]+"')
+
+
+def region(client, study) -> str:
+    """The whole review region, as the poll answers it once the version moved."""
+    response = client.get(f"/studies/{study.pk}/review/poll/", {"version": -1}, **HTMX)
+    assert response.status_code == 200
+    return CSRF.sub("", response.content.decode())  # a fresh mask per answer
+
+
+def version(study) -> int:
+    return Study.objects.get(pk=study.pk).review_version
+
+
+def test_the_kept_report_shows_exactly_what_a_fresh_read_does(radiologist_client, radiologist):
+    study = rf.make_review_study()
+    services.decide(study, radiologist, action="accept", sentence_index=rf.EFFUSION,
+                    version=0)
+    services.decide(study, radiologist, action="edit", sentence_index=rf.CLEAR, version=1,
+                    text="The lungs are clear.")
+    report_cache.clear()
+    fresh = region(radiologist_client, study)
+    assert report_cache.get(study.audited_report) is not None
+    kept = region(radiologist_client, study)
+    assert kept == fresh
+    assert "Why it was flagged" in kept and "<strong>3</strong> of 4 flags open" in kept
+
+
+def test_decisions_take_their_flags_from_the_kept_report(radiologist_client, radiologist):
+    study = rf.make_review_study()
+    report_cache.clear()
+    region(radiologist_client, study)  # keeps the report
+    outcome = services.decide(study, radiologist, action="accept", sentence_index=rf.EFFUSION,
+                              version=0)
+    assert outcome.decision.after_text == rf.EFFUSION_SUGGESTION
+    assert outcome.decision.detection_id is not None
+    report_cache.clear()
+    undone = services.undo_last(study, radiologist, version=version(study))
+    again = services.decide(study, radiologist, action="accept", sentence_index=rf.EFFUSION,
+                            version=undone.version)
+    assert (again.decision.after_text, again.decision.detection_id) == (
+        outcome.decision.after_text, outcome.decision.detection_id)
+
+
+def test_a_report_is_kept_only_once_its_study_is_reviewable(radiologist_client):
+    """Until the pipeline is over, stages may still add sentences' support and detections."""
+    study = rf.make_review_study()
+    report = study.audited_report
+    Study.objects.filter(pk=study.pk).update(status=Study.Status.PROCESSING)
+    report_cache.clear()
+    assert radiologist_client.get(f"/studies/{study.pk}/").status_code == 200
+    assert report_cache.get(report) is None
+    Study.objects.filter(pk=study.pk).update(status=Study.Status.READY)
+    assert radiologist_client.get(f"/studies/{study.pk}/").status_code == 200
+    assert report_cache.get(report) is not None
+
+
+def test_a_kept_decision_line_follows_its_undo(radiologist_client, radiologist):
+    study = rf.make_review_study()
+    services.decide(study, radiologist, action="reject", sentence_index=rf.NODULE, version=0)
+    assert "(undone)" not in region(radiologist_client, study)
+    services.undo_last(study, radiologist, version=1)
+    assert "(undone)" in region(radiologist_client, study)
+
+
+def test_the_memory_is_bounded_and_forgets_the_least_recently_used():
+    memo = Memo(limit=2)
+    memo.put("a", 1)
+    memo.put("b", 2)
+    assert memo.get("a") == 1  # "b" is now the least recently used
+    memo.put("c", 3)
+    assert (memo.get("a"), memo.get("b"), memo.get("c"), len(memo)) == (1, None, 3, 2)
+    assert review_tags._lines.limit >= 25  # one answer's lines at least
