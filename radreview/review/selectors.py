@@ -222,6 +222,8 @@ class FlagView:
     # why the suggestion goes its way; with no automatic replacement, the readings to choose
     suggestion_reason: str = ""
     readings: list[dict[str, Any]] = field(default_factory=list)
+    # The report's kept part this flag was made from (its rendered evidence is kept there).
+    kept: StaticFlag | None = field(default=None, repr=False, compare=False)
 
     @property
     def harm_slug(self) -> str:
@@ -419,6 +421,8 @@ class StaticFlag:
     figures: Figures
     suggestion: str | None
     sources: list[SourceView]
+    # The flag's evidence as rendered for each kind of reader (review_tags.flag_evidence).
+    rendered: dict = field(default_factory=dict, repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -539,6 +543,7 @@ def review_state(study: Study, report: Report | None = None, *,
                 confidence=kept.figures.value, suggestion=kept.suggestion,
                 suggestion_reason=reason, readings=readings, sources=kept.sources,
                 sentence_text=sentence.text, is_open=decision is None, figures=kept.figures,
+                kept=kept,
             )
             flags.append(flag)
         views.append(
@@ -596,8 +601,17 @@ def _undoable(latest: list[Decision], decision_count: int, study: Study) -> Deci
 
 
 def _shown_decisions(study: Study) -> QuerySet[Decision]:
-    return Decision.objects.filter(study=study).select_related("user", "sentence").annotate(
-        is_undone=Exists(Decision.objects.filter(undoes=OuterRef("pk"))))
+    return Decision.objects.filter(study=study).select_related("user", "sentence")
+
+
+def _marked(decisions: list[Decision]) -> list[Decision]:
+    """Set ``is_undone`` on the newest decisions of a study or of a sentence, from the rows
+    themselves: an undo is newer than its target and names the same sentence, so the undo of
+    any row among a study's (or a sentence's) newest is among them too. No subquery per row."""
+    undone = {d.undoes_id for d in decisions if d.undoes_id is not None}
+    for decision in decisions:
+        decision.is_undone = decision.id in undone
+    return decisions
 
 
 def add_sentence_history(study: Study, views: list[SentenceView],
@@ -612,7 +626,7 @@ def add_sentence_history(study: Study, views: list[SentenceView],
             view.history = mine[-SENTENCE_HISTORY_SHOWN:]
             continue
         newest = _shown_decisions(study).filter(sentence=view.sentence).order_by("-id")
-        view.history = list(newest[:SENTENCE_HISTORY_SHOWN])[::-1]
+        view.history = _marked(list(newest[:SENTENCE_HISTORY_SHOWN])[::-1])
 
 
 def _shown_history(study: Study, per_sentence: bool = True
@@ -622,15 +636,15 @@ def _shown_history(study: Study, per_sentence: bool = True
     Bounded, so the page costs the same however long the history; the whole log is in the API
     and the audit trail."""
     decisions = _shown_decisions(study)
-    latest = list(decisions.order_by("-id")[:HISTORY_SHOWN])[::-1]
+    latest = _marked(list(decisions.order_by("-id")[:HISTORY_SHOWN])[::-1])
     if not per_sentence:
         return latest, {}
-    # Ranked on ids alone; only the rows kept are joined and checked for undos.
+    # Ranked on ids alone; only the rows kept are joined.
     ranked = (Decision.objects.filter(study=study, sentence__isnull=False)
               .annotate(rank=Window(RowNumber(), partition_by=[F("sentence_id")],
                                     order_by=F("id").desc()))
               .filter(rank__lte=SENTENCE_HISTORY_SHOWN).values("id"))
-    per_sentence = sorted(decisions.filter(pk__in=ranked), key=lambda d: d.id)
+    per_sentence = _marked(sorted(decisions.filter(pk__in=ranked), key=lambda d: d.id))
     history: dict[int, list[Decision]] = {}
     for decision in per_sentence:
         history.setdefault(decision.sentence_id, []).append(decision)
@@ -661,19 +675,18 @@ def study_for_review(pk: int) -> Study:
 
 def study_for_answer(pk: int) -> tuple[Study, Report | None, list[SignOff]]:
     """What a decision's partial answer reads besides the state rows and the latest decisions:
-    the study with its audited report in one query (the report's sentences and flags come from
-    ``report_cache``; read once per process), and its sign-offs only when it has any."""
-    has_signoffs = Exists(SignOff.objects.filter(study=OuterRef("study")))
-    has_uploaded = Exists(Report.objects.filter(study=OuterRef("study"),
-                                                kind=Report.Kind.UPLOADED))
-    report = (Report.objects.filter(study=pk, kind__in=AUDITED_KINDS)
-              .filter(Q(kind=Report.Kind.UPLOADED) | ~has_uploaded)
-              .select_related("study").annotate(has_signoffs=has_signoffs).first())
+    the study with its audited report in one plain query (the report's sentences and flags come
+    from ``report_cache``, read once per process), and its sign-offs only when it has any: a
+    sign-off always stores its text as a final report, so the same query tells."""
+    reports = list(Report.objects.filter(study=pk, kind__in=(*AUDITED_KINDS, Report.Kind.FINAL))
+                   .select_related("study"))
+    kinds = {report.kind: report for report in reports}
+    report = kinds.get(Report.Kind.UPLOADED) or kinds.get(Report.Kind.CANDIDATE)
     if report is None:
         study = study_for_review(pk)
         return study, None, list(study.signoffs.all())
     signoffs = list(SignOff.objects.filter(study=pk).select_related("signer", "report")
-                    .order_by("version")) if report.has_signoffs else []
+                    .order_by("version")) if Report.Kind.FINAL in kinds else []
     return report.study, report, signoffs
 
 

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.db import transaction
-from django.db.models import Exists, F, OuterRef, Q
+from django.db.models import Exists, F, Q
 
 from radreview.accounts.permissions import require_radiologist
 from radreview.audit.services import record_event
@@ -144,14 +144,15 @@ def _sentence_for_review(study: Study, sentence_index) -> Sentence:
         index = int(sentence_index)
     except (TypeError, ValueError):
         raise ReviewError("No such sentence in this report.") from None
-    uploaded = Report.objects.filter(study=OuterRef("report__study"), kind=Report.Kind.UPLOADED)
-    sentence = (
-        Sentence.objects.filter(report__study=study.pk, report__kind__in=selectors.AUDITED_KINDS,
-                                index=index)
-        .filter(Q(report__kind=Report.Kind.UPLOADED) | ~Exists(uploaded))
-        .select_related("report", "review_state__decision")
-        .first()
-    )
+    # Plain filters (a subquery costs more to build than the row): the audited report is the
+    # uploaded one if any, else the candidate.
+    rows = {row.report.kind: row for row in Sentence.objects.filter(
+        report__study=study.pk, report__kind__in=selectors.AUDITED_KINDS, index=index,
+    ).select_related("report", "review_state__decision")}
+    sentence = rows.get(Report.Kind.UPLOADED)
+    if sentence is None and Report.Kind.CANDIDATE in rows and not Report.objects.filter(
+            study=study.pk, kind=Report.Kind.UPLOADED).exists():
+        sentence = rows[Report.Kind.CANDIDATE]
     if sentence is None:
         if not Report.objects.filter(study=study.pk, kind__in=selectors.AUDITED_KINDS).exists():
             raise ReviewError("The study has no report to review.")

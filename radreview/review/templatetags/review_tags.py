@@ -84,3 +84,28 @@ def decision_line(d) -> str:
         line = get_template("review/_decision_line.html").render({"d": d})
         _lines.put(key, line)
     return mark_safe(line)  # noqa: S308 - rendered by the template, which escapes
+
+
+# The app's own evidence templates read only the flag, the study's id, whether the reader may
+# decide and whether they administer the site; a site's own detector templates may read more.
+APP_EVIDENCE = "review/evidence/"
+
+
+@register.simple_tag(takes_context=True)
+def flag_evidence(context, flag) -> str:
+    """``review/_flag_evidence.html`` for ``flag``: rendered once per kept flag (a reviewable
+    report's, ``selectors.StaticFlag``) and kind of reader, when every source's template is the
+    app's own; each time otherwise."""
+    user = context.get("user")
+    key = (bool(context.get("can_decide")), bool(getattr(user, "is_site_admin", False)))
+    kept = flag.kept
+    keep = kept is not None and all(source.templates[0].startswith(APP_EVIDENCE)
+                                    for source in flag.sources)
+    if keep and key in kept.rendered:
+        return kept.rendered[key]
+    template = context.template.engine.get_template("review/_flag_evidence.html")
+    with context.push(flag=flag):
+        html = template.render(context)
+    if keep:
+        kept.rendered[key] = html
+    return html
