@@ -6,6 +6,7 @@ import re
 
 from radreview.review import report_cache, services
 from radreview.review.memo import Memo
+from radreview.review.models import Detection
 from radreview.review.templatetags import review_tags
 from radreview.studies.models import Study
 from tests.web.review import factories as rf
@@ -84,3 +85,19 @@ def test_the_memory_is_bounded_and_forgets_the_least_recently_used():
     memo.put("c", 3)
     assert (memo.get("a"), memo.get("b"), memo.get("c"), len(memo)) == (1, None, 3, 2)
     assert review_tags._lines.limit >= 25  # one answer's lines at least
+
+
+def test_a_flags_kept_evidence_is_kept_per_kind_of_reader(client, radiologist, site_admin):
+    """A radiologist's evidence offers its sources' suggestions; an admin's, kept from the same
+    flag afterwards, does not."""
+    study = rf.make_review_study()
+    Detection.objects.filter(report__study=study, detector="radflag",
+                             sentence_index=rf.EFFUSION).update(suggestion="Another reading.")
+    report_cache.clear()
+    client.force_login(radiologist)
+    assert 'class="use-suggestion"' in region(client, study)
+    client.force_login(site_admin)
+    shown = region(client, study)
+    assert "Why it was flagged" in shown and 'class="use-suggestion"' not in shown
+    client.force_login(radiologist)
+    assert 'class="use-suggestion"' in region(client, study)
