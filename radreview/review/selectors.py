@@ -600,8 +600,17 @@ def _undoable(latest: list[Decision], decision_count: int, study: Study) -> Deci
     return state_table.latest_undoable(study) if decision_count > len(latest) else None
 
 
+# What the decision log, the panels' histories and the undo button show of a decision: its
+# user's name and its sentence's number, not the rest of their rows (a user's dates, a sentence's
+# text and findings), which would be read and converted for each of up to 25 rows.
+SHOWN_DECISION_FIELDS = ("study", "sentence", "detection", "action", "before_text", "after_text",
+                         "undoes", "user", "created_at", "study_version", "user__username",
+                         "sentence__index")
+
+
 def _shown_decisions(study: Study) -> QuerySet[Decision]:
-    return Decision.objects.filter(study=study).select_related("user", "sentence")
+    return (Decision.objects.filter(study=study).select_related("user", "sentence")
+            .only(*SHOWN_DECISION_FIELDS))
 
 
 def _marked(decisions: list[Decision]) -> list[Decision]:
