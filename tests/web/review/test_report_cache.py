@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from radreview.jobs.models import Job
 from radreview.review import report_cache, services
 from radreview.review.memo import Memo
 from radreview.review.models import Detection
@@ -101,3 +102,17 @@ def test_a_flags_kept_evidence_is_kept_per_kind_of_reader(client, radiologist, s
     assert "Why it was flagged" in shown and 'class="use-suggestion"' not in shown
     client.force_login(radiologist)
     assert 'class="use-suggestion"' in region(client, study)
+
+
+def test_the_region_names_a_running_stage_until_the_study_is_reviewable(radiologist_client):
+    """A reviewable study's status is shown without reading its jobs (all done); before that,
+    the running stage is named as on the worklist."""
+    study = rf.make_review_study()
+    Study.objects.filter(pk=study.pk).update(status=Study.Status.PROCESSING)
+    Job.objects.filter(study=study, stage="detect").update(state=Job.State.RUNNING, progress=0.4)
+    assert '<span class="stage">detect · 40%</span>' in region(radiologist_client, study)
+    Job.objects.filter(study=study).update(state=Job.State.DONE, progress=1.0)
+    Study.objects.filter(pk=study.pk).update(status=Study.Status.READY)
+    shown = region(radiologist_client, study)
+    assert '<span class="status status-ready">Ready for review</span>' in shown
+    assert 'class="stage"' not in shown
