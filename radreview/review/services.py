@@ -101,8 +101,8 @@ def _claim_for_decision(study: Study, seen: int) -> int:
         pk=study.pk, review_version=seen, status__in=selectors.REVIEWABLE_STATUSES
     ).update(review_version=F("review_version") + 1, status=Study.Status.READY)
     if not won:
-        current, status = Study.objects.values_list("review_version", "status").get(pk=study.pk)
-        if current != seen:
+        current = Study.objects.values_list("review_version", flat=True).get(pk=study.pk)
+        if current != seen:  # else the version is right, so the status was not
             raise StaleVersion(seen, current, latest_change(study, current))
         raise ReviewError(NOT_READY)
     return seen + 1
