@@ -25,16 +25,16 @@ from django.db.models import (
     Value,
     When,
     Window,
+    prefetch_related_objects,
 )
 from django.db.models.functions import Coalesce, RowNumber
 
-from radreview.jobs.models import Job
 from radreview.studies.models import Report, Sentence, Study
 from workers import types
 from workers.detectors import DETECTORS, GENERIC_TEMPLATE, builtin
 from workers.types import Harm
 
-from . import derivation
+from . import derivation, report_cache
 from . import state as state_table
 from .confidence import Figures, figures_of, removed_notes
 from .diff import word_diff
@@ -222,6 +222,8 @@ class FlagView:
     # why the suggestion goes its way; with no automatic replacement, the readings to choose
     suggestion_reason: str = ""
     readings: list[dict[str, Any]] = field(default_factory=list)
+    # The report's kept part this flag was made from (its rendered evidence is kept there).
+    kept: StaticFlag | None = field(default=None, repr=False, compare=False)
 
     @property
     def harm_slug(self) -> str:
@@ -410,9 +412,101 @@ def report_warning(study: Study, detections: list[Detection]) -> dict[str, Any] 
     }
 
 
+@dataclass(frozen=True)
+class StaticFlag:
+    """A flagged sentence's rows and what is built from them alone (``report_cache``)."""
+
+    rows: list[Detection]  # primary first
+    members: list[Detection]
+    figures: Figures
+    suggestion: str | None
+    sources: list[SourceView]
+    # The flag's evidence as rendered for each kind of reader (review_tags.flag_evidence).
+    rendered: dict = field(default_factory=dict, repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class StaticReview:
+    """What ``review_state`` reads of a reviewable report that never changes (report_cache.py)."""
+
+    sentences: list[Sentence]
+    flags: dict[int, StaticFlag]  # by sentence index
+    # The sentence's flags as the decisions take them: ``flags_of`` order (database order).
+    flag_rows: dict[int, list[Detection]]
+    notes: dict[int, list[str]]  # by sentence index: site rules that removed a flag
+    titles: dict[str, str]
+    warning: dict[str, Any] | None
+
+
+def static_review(study: Study, report: Report) -> StaticReview:
+    """The report's unchanging part of the review: kept per process once the study is
+    reviewable (its pipeline is over), built from the report's rows otherwise."""
+    cached = report_cache.get(report)
+    if cached is not None:
+        return cached
+    built = _build_static(study, report)
+    if study.status in REVIEWABLE_STATUSES:
+        report_cache.put(report, built)
+    return built
+
+
+def cached_flag_rows(report: Report) -> dict[int, list[Detection]] | None:
+    """The report's flags by sentence index if its unchanging part is already kept, else None
+    (a decision then asks the database for its sentence's)."""
+    cached = report_cache.get(report)
+    return cached.flag_rows if cached is not None else None
+
+
+def _build_static(study: Study, report: Report) -> StaticReview:
+    # Read here unless the caller's loader has (a query each, not one per row).
+    prefetch_related_objects(
+        [report], Prefetch("sentences", queryset=Sentence.objects.order_by("index")),
+        detection_prefetch())
+    sentences = list(report.sentences.all())
+    detections = list(report.detections.all())
+    samples = {r.sample_index: r.text for r in study.reports.all() if r.kind == Report.Kind.SAMPLE}
+    texts = {s.index: s.text for s in sentences}
+
+    in_order: dict[int, list[Detection]] = {}
+    for detection in flags_of(detections):
+        in_order.setdefault(detection.sentence_index, []).append(detection)
+    unflagged: dict[int, list[Detection]] = {}
+    for detection in detections:
+        if detection.detector == Detection.COMBINED and not detection.flagged:
+            unflagged.setdefault(detection.sentence_index, []).append(detection)
+
+    flags: dict[int, StaticFlag] = {}
+    for sentence in sentences:
+        rows = sorted(in_order.get(sentence.index, []),
+                      key=lambda d: (-_harm_rank(d.harm), -d.confidence, d.id))
+        if not rows:
+            continue
+        context = {"samples": samples, "texts": texts, "sentence_text": sentence.text}
+        members: list[Detection] = []
+        for row in rows:
+            members.extend(sorted(row.sources.all(), key=lambda d: (-d.confidence, d.id))
+                           if row.detector == Detection.COMBINED else [row])
+        flags[sentence.index] = StaticFlag(
+            rows=rows, members=members, figures=figures_of(rows, members),
+            suggestion=suggestion_of(rows[0]),
+            sources=[_source_view(d, context) for d in members],
+        )
+    return StaticReview(
+        sentences=sentences,
+        flags=flags,
+        flag_rows=in_order,
+        notes={s.index: removed_notes(unflagged.get(s.index, [])) for s in sentences
+               if s.index not in flags},
+        titles=derivation.section_titles(report.text),
+        warning=report_warning(study, detections),
+    )
+
+
 def review_state(study: Study, report: Report | None = None, *,
-                 sentence_history: bool = True) -> ReviewState:
-    """Everything the review page shows, from a study loaded by ``study_with_everything``.
+                 sentence_history: bool = True,
+                 signoffs: list[SignOff] | None = None) -> ReviewState:
+    """Everything the review page shows, from a study loaded by ``study_with_everything``
+    (or by ``study_for_answer``, with ``report`` and ``signoffs`` given).
 
     ``sentence_history=False`` leaves each sentence's latest decisions out (its ``history``
     empty): an answer that shows a few panels adds theirs with ``add_sentence_history``."""
@@ -420,53 +514,36 @@ def review_state(study: Study, report: Report | None = None, *,
     decisions, history = _shown_history(study, per_sentence=sentence_history)
     states = state_table.states_of(study)  # kept with every decision: not a replay
     decision_count = sum(row.decision_count for row in states.values())
-    signoffs = list(study.signoffs.all())
+    signoffs = list(study.signoffs.all()) if signoffs is None else signoffs
     reviewable = study.status in REVIEWABLE_STATUSES
     undoable = _undoable(decisions, decision_count, study)
     if report is None:
         return ReviewState(study, None, study.review_version, [], [], [], decisions, undoable,
                            signoffs, "", [], [], None, reviewable, decision_count)
 
-    sentences = list(report.sentences.all())
-    detections = list(report.detections.all())
-    samples = {r.sample_index: r.text for r in study.reports.all() if r.kind == Report.Kind.SAMPLE}
-    texts = {s.index: s.text for s in sentences}
+    static = static_review(study, report)
+    sentences = static.sentences
     effective = {sentence_id: row.decision for sentence_id, row in states.items() if row.decision}
     # What each sentence reads now: a reading says what the sentence it would change reads.
     current = {s.index: effective[s.pk].after_text if s.pk in effective else s.text
                for s in sentences}
-
-    flag_rows: dict[int, list[Detection]] = {}
-    for detection in flags_of(detections):
-        flag_rows.setdefault(detection.sentence_index, []).append(detection)
-    unflagged: dict[int, list[Detection]] = {}
-    for detection in detections:
-        if detection.detector == Detection.COMBINED and not detection.flagged:
-            unflagged.setdefault(detection.sentence_index, []).append(detection)
 
     views: list[SentenceView] = []
     flags: list[FlagView] = []
     for sentence in sentences:
         decision = effective.get(sentence.pk)
         flag = None
-        rows = flag_rows.get(sentence.index)
-        if rows:
-            rows.sort(key=lambda d: (-_harm_rank(d.harm), -d.confidence, d.id))
-            primary = rows[0]
-            context = {"samples": samples, "texts": texts, "sentence_text": sentence.text}
-            members: list[Detection] = []
-            for row in rows:
-                members.extend(sorted(row.sources.all(), key=lambda d: (-d.confidence, d.id))
-                               if row.detector == Detection.COMBINED else [row])
-            figures = figures_of(rows, members)
-            suggestion = suggestion_of(primary)
-            reason, readings = direction_of(primary, members, suggestion, current)
+        kept = static.flags.get(sentence.index)
+        if kept is not None:
+            primary = kept.rows[0]
+            reason, readings = direction_of(primary, kept.members, kept.suggestion, current)
             flag = FlagView(
-                sentence_index=sentence.index, detections=rows, primary=primary, harm=primary.harm,
-                harm_rank=_harm_rank(primary.harm), confidence=figures.value,
-                suggestion=suggestion, suggestion_reason=reason, readings=readings,
-                sources=[_source_view(d, context) for d in members], sentence_text=sentence.text,
-                is_open=decision is None, figures=figures,
+                sentence_index=sentence.index, detections=kept.rows, primary=primary,
+                harm=primary.harm, harm_rank=_harm_rank(primary.harm),
+                confidence=kept.figures.value, suggestion=kept.suggestion,
+                suggestion_reason=reason, readings=readings, sources=kept.sources,
+                sentence_text=sentence.text, is_open=decision is None, figures=kept.figures,
+                kept=kept,
             )
             flags.append(flag)
         views.append(
@@ -481,11 +558,11 @@ def review_state(study: Study, report: Report | None = None, *,
                 flag=flag,
                 history=history.get(sentence.pk, []),
                 history_count=states[sentence.pk].decision_count if sentence.pk in states else 0,
-                notes=[] if flag else removed_notes(unflagged.get(sentence.index, [])),
+                notes=static.notes.get(sentence.index, []),
             )
         )
 
-    titles = derivation.section_titles(report.text)
+    titles = static.titles
     sections: list[SectionView] = []
     for view in views:
         if not sections or sections[-1].name != view.section:
@@ -508,7 +585,7 @@ def review_state(study: Study, report: Report | None = None, *,
         final_text=derivation.final_text(report.text, sentences, replacements),
         final_sections=derivation.final_sections(sentences, replacements, titles),
         effective_ids=sorted(d.id for d in effective.values()),
-        report_warning=report_warning(study, detections),
+        report_warning=static.warning,
         reviewable=reviewable,
         decision_count=decision_count,
     )
@@ -523,17 +600,42 @@ def _undoable(latest: list[Decision], decision_count: int, study: Study) -> Deci
     return state_table.latest_undoable(study) if decision_count > len(latest) else None
 
 
+# What the decision log, the panels' histories and the undo button show of a decision: its
+# user's name and its sentence's number, not the rest of their rows (a user's dates, a sentence's
+# text and findings), which would be read and converted for each of up to 25 rows.
+SHOWN_DECISION_FIELDS = ("study", "sentence", "detection", "action", "before_text", "after_text",
+                         "undoes", "user", "created_at", "study_version", "user__username",
+                         "sentence__index")
+
+
 def _shown_decisions(study: Study) -> QuerySet[Decision]:
-    return Decision.objects.filter(study=study).select_related("user", "sentence").annotate(
-        is_undone=Exists(Decision.objects.filter(undoes=OuterRef("pk"))))
+    return (Decision.objects.filter(study=study).select_related("user", "sentence")
+            .only(*SHOWN_DECISION_FIELDS))
 
 
-def add_sentence_history(study: Study, views: list[SentenceView]) -> None:
+def _marked(decisions: list[Decision]) -> list[Decision]:
+    """Set ``is_undone`` on the newest decisions of a study or of a sentence, from the rows
+    themselves: an undo is newer than its target and names the same sentence, so the undo of
+    any row among a study's (or a sentence's) newest is among them too. No subquery per row."""
+    undone = {d.undoes_id for d in decisions if d.undoes_id is not None}
+    for decision in decisions:
+        decision.is_undone = decision.id in undone
+    return decisions
+
+
+def add_sentence_history(study: Study, views: list[SentenceView],
+                         latest: list[Decision] = ()) -> None:
     """Fill the history of these sentences, for a state built with ``sentence_history=False``:
-    one short query a sentence (an answer shows one or two panels), not the page's ranking."""
+    from ``latest`` (the study's newest decisions, oldest first) when it holds the sentence's
+    newest SENTENCE_HISTORY_SHOWN, or all of them; else one short query a sentence (an answer
+    shows one or two panels), not the page's ranking."""
     for view in views:
-        latest = _shown_decisions(study).filter(sentence=view.sentence).order_by("-id")
-        view.history = list(latest[:SENTENCE_HISTORY_SHOWN])[::-1]
+        mine = [d for d in latest if d.sentence_id == view.sentence.pk]
+        if len(mine) >= min(SENTENCE_HISTORY_SHOWN, view.history_count):
+            view.history = mine[-SENTENCE_HISTORY_SHOWN:]
+            continue
+        newest = _shown_decisions(study).filter(sentence=view.sentence).order_by("-id")
+        view.history = _marked(list(newest[:SENTENCE_HISTORY_SHOWN])[::-1])
 
 
 def _shown_history(study: Study, per_sentence: bool = True
@@ -543,15 +645,15 @@ def _shown_history(study: Study, per_sentence: bool = True
     Bounded, so the page costs the same however long the history; the whole log is in the API
     and the audit trail."""
     decisions = _shown_decisions(study)
-    latest = list(decisions.order_by("-id")[:HISTORY_SHOWN])[::-1]
+    latest = _marked(list(decisions.order_by("-id")[:HISTORY_SHOWN])[::-1])
     if not per_sentence:
         return latest, {}
-    # Ranked on ids alone; only the rows kept are joined and checked for undos.
+    # Ranked on ids alone; only the rows kept are joined.
     ranked = (Decision.objects.filter(study=study, sentence__isnull=False)
               .annotate(rank=Window(RowNumber(), partition_by=[F("sentence_id")],
                                     order_by=F("id").desc()))
               .filter(rank__lte=SENTENCE_HISTORY_SHOWN).values("id"))
-    per_sentence = sorted(decisions.filter(pk__in=ranked), key=lambda d: d.id)
+    per_sentence = _marked(sorted(decisions.filter(pk__in=ranked), key=lambda d: d.id))
     history: dict[int, list[Decision]] = {}
     for decision in per_sentence:
         history.setdefault(decision.sentence_id, []).append(decision)
@@ -571,14 +673,30 @@ def review_prefetches() -> list:
 
 def study_for_review(pk: int) -> Study:
     """A study with what the review region shows (an action's answer): its reports with their
-    sentences and flags, jobs (its status) and sign-offs, in a fixed number of queries. Not
-    the images and uploader the study page adds (``studies.selectors.study_with_everything``):
-    the region shows neither, and each is a query more per decision."""
+    sentences and flags, and sign-offs, in a fixed number of queries. Not the images and
+    uploader the study page adds (``studies.selectors.study_with_everything``): the region
+    shows neither, and each is a query more per decision."""
     sentences = Prefetch("sentences", queryset=Sentence.objects.order_by("index"))
     reports = Prefetch("reports",
                        queryset=Report.objects.prefetch_related(sentences, detection_prefetch()))
-    jobs = Prefetch("jobs", queryset=Job.objects.order_by("order"))
-    return Study.objects.prefetch_related(reports, jobs, *review_prefetches()).get(pk=pk)
+    return Study.objects.prefetch_related(reports, *review_prefetches()).get(pk=pk)
+
+
+def study_for_answer(pk: int) -> tuple[Study, Report | None, list[SignOff]]:
+    """What a decision's partial answer reads besides the state rows and the latest decisions:
+    the study with its audited report in one plain query (the report's sentences and flags come
+    from ``report_cache``, read once per process), and its sign-offs only when it has any: a
+    sign-off always stores its text as a final report, so the same query tells."""
+    reports = list(Report.objects.filter(study=pk, kind__in=(*AUDITED_KINDS, Report.Kind.FINAL))
+                   .select_related("study"))
+    kinds = {report.kind: report for report in reports}
+    report = kinds.get(Report.Kind.UPLOADED) or kinds.get(Report.Kind.CANDIDATE)
+    if report is None:
+        study = study_for_review(pk)
+        return study, None, list(study.signoffs.all())
+    signoffs = list(SignOff.objects.filter(study=pk).select_related("signer", "report")
+                    .order_by("version")) if Report.Kind.FINAL in kinds else []
+    return report.study, report, signoffs
 
 
 def detection_prefetch() -> Prefetch:

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.db import transaction
-from django.db.models import F
+from django.db.models import Exists, F, Q
 
 from radreview.accounts.permissions import require_radiologist
 from radreview.audit.services import record_event
@@ -28,7 +28,7 @@ from workers import types
 
 from . import exports, selectors
 from . import state as state_table
-from .models import Decision, Detection, SignOff
+from .models import Decision, Detection, SentenceState, SignOff
 
 logger = logging.getLogger(__name__)
 
@@ -90,6 +90,24 @@ def _claim_version(study: Study, seen: int) -> int:
     return seen + 1
 
 
+NOT_READY = "The study is not ready for review yet (its pipeline has not finished)."
+
+
+def _claim_for_decision(study: Study, seen: int) -> int:
+    """``_claim_version`` for a decision or an undo, in the same UPDATE: only on a reviewable
+    study, and a signed one goes back to ready (its signed version stays; the study waits for a
+    new sign-off). One statement instead of the claim, a read of the status and its update."""
+    won = Study.objects.filter(
+        pk=study.pk, review_version=seen, status__in=selectors.REVIEWABLE_STATUSES
+    ).update(review_version=F("review_version") + 1, status=Study.Status.READY)
+    if not won:
+        current = Study.objects.values_list("review_version", flat=True).get(pk=study.pk)
+        if current != seen:  # else the version is right, so the status was not
+            raise StaleVersion(seen, current, latest_change(study, current))
+        raise ReviewError(NOT_READY)
+    return seen + 1
+
+
 def latest_change(study: Study, current: int) -> str:
     """Who made the change that moved the study to ``current``, in words."""
     decision = (
@@ -112,21 +130,64 @@ def latest_change(study: Study, current: int) -> str:
 def _load_for_review(study: Study) -> tuple[Study, Report]:
     study = Study.objects.get(pk=study.pk)  # the status as of now, inside the transaction
     if study.status not in selectors.REVIEWABLE_STATUSES:
-        raise ReviewError("The study is not ready for review yet (its pipeline has not finished).")
+        raise ReviewError(NOT_READY)
     report = study.audited_report
     if report is None:
         raise ReviewError("The study has no report to review.")
     return study, report
 
 
-def _flag_rows(report: Report, sentence: Sentence) -> list[Detection]:
-    rows = list(report.detections.prefetch_related("sources"))
-    return [d for d in selectors.flags_of(rows) if d.sentence_index == sentence.index]
+def _sentence_for_review(study: Study, sentence_index) -> Sentence:
+    """The sentence of the study's audited report, with its report and its state row's effective
+    decision, in one query."""
+    try:
+        index = int(sentence_index)
+    except (TypeError, ValueError):
+        raise ReviewError("No such sentence in this report.") from None
+    # Plain filters (a subquery costs more to build than the row): the audited report is the
+    # uploaded one if any, else the candidate.
+    rows = {row.report.kind: row for row in Sentence.objects.filter(
+        report__study=study.pk, report__kind__in=selectors.AUDITED_KINDS, index=index,
+    ).select_related("report", "review_state__decision")}
+    sentence = rows.get(Report.Kind.UPLOADED)
+    if sentence is None and Report.Kind.CANDIDATE in rows and not Report.objects.filter(
+            study=study.pk, kind=Report.Kind.UPLOADED).exists():
+        sentence = rows[Report.Kind.CANDIDATE]
+    if sentence is None:
+        if not Report.objects.filter(study=study.pk, kind__in=selectors.AUDITED_KINDS).exists():
+            raise ReviewError("The study has no report to review.")
+        raise ReviewError("No such sentence in this report.")
+    return sentence
 
 
-def _current_text(study: Study, sentence: Sentence) -> tuple[str, Decision | None]:
-    effective = state_table.current_decision(sentence.pk)
-    return (effective.after_text if effective else sentence.text), effective
+def _flag_rows(sentence: Sentence) -> list[Detection]:
+    """The sentence's flags, in ``selectors.flags_of``'s order: from the report's kept review
+    (``report_cache``) when this process has it, else asked in SQL of this sentence's rows only
+    (their sources read only when a suggestion or a chosen detection needs them)."""
+    kept = selectors.cached_flag_rows(sentence.report)  # immutable once the study is reviewable
+    if kept is not None:
+        return list(kept.get(sentence.index, []))
+    has_combined = Detection.objects.filter(report=sentence.report_id, detector=Detection.COMBINED)
+    return list(
+        Detection.objects.filter(report=sentence.report_id, sentence_index=sentence.index,
+                                 flagged=True)
+        .filter(Q(detector=Detection.COMBINED) | ~Exists(has_combined))
+    )
+
+
+def _state_row(sentence: Sentence) -> SentenceState | None:
+    """The sentence's state row, read with it (None before its first decision)."""
+    try:
+        return sentence.review_state
+    except SentenceState.DoesNotExist:
+        return None
+
+
+def _current_text(sentence: Sentence) -> str:
+    """What the sentence reads now: its effective decision's text (no history read)."""
+    row = _state_row(sentence)
+    effective = row.decision if row else None
+    return effective.after_text if effective else sentence.text
 
 
 def decide(study: Study, user, *, action: str, sentence_index, version, detection_id=None,
@@ -137,14 +198,11 @@ def decide(study: Study, user, *, action: str, sentence_index, version, detectio
     if action not in (Decision.Action.ACCEPT, Decision.Action.REJECT, Decision.Action.EDIT):
         raise ReviewError(f"Unknown action {action!r}.")
     with transaction.atomic():
-        new_version = _claim_version(study, seen)
-        study, report = _load_for_review(study)
-        try:
-            sentence = report.sentences.get(index=int(sentence_index))
-        except (Sentence.DoesNotExist, TypeError, ValueError):
-            raise ReviewError("No such sentence in this report.") from None
-        before, _ = _current_text(study, sentence)
-        flags = _flag_rows(report, sentence)
+        new_version = _claim_for_decision(study, seen)
+        study = Study(pk=study.pk)
+        sentence = _sentence_for_review(study, sentence_index)
+        before = _current_text(sentence)
+        flags = _flag_rows(sentence)
         detection = flags[0] if flags else None
         if action in (Decision.Action.ACCEPT, Decision.Action.REJECT):
             if not flags:
@@ -169,10 +227,7 @@ def decide(study: Study, user, *, action: str, sentence_index, version, detectio
             study=study, sentence=sentence, detection=detection, action=action,
             before_text=before, after_text=after, user=user, study_version=seen,
         )
-        state_table.record(decision, effective=decision)
-        if study.status == Study.Status.SIGNED:
-            # The signed version stays as it is; the study waits for a new sign-off.
-            Study.objects.filter(pk=study.pk).update(status=Study.Status.READY)
+        state_table.record(decision, effective=decision, has_row=_state_row(sentence) is not None)
         record_event("review_decision", actor=user, study=study, detail={
             "decision": decision.pk, "action": action, "sentence_number": sentence.index + 1,
             "detection": detection.pk if detection else None, "version": seen,
@@ -201,8 +256,8 @@ def undo_last(study: Study, user, *, version) -> Outcome:
     require_radiologist(user)
     seen = _parse_version(version)
     with transaction.atomic():
-        new_version = _claim_version(study, seen)
-        study, _report = _load_for_review(study)
+        new_version = _claim_for_decision(study, seen)
+        study = Study(pk=study.pk)
         # Indexed reads that stop at the first live row: the cost does not grow with history.
         target = state_table.latest_undoable(study)
         if target is None:
@@ -215,7 +270,7 @@ def undo_last(study: Study, user, *, version) -> Outcome:
         decision = Decision.objects.create(
             study=study,
             sentence=target.sentence,
-            detection=target.detection,
+            detection_id=target.detection_id,  # its id alone: no read of the detection
             action=Decision.Action.UNDO,
             before_text=target.after_text,
             after_text=after,
@@ -224,8 +279,6 @@ def undo_last(study: Study, user, *, version) -> Outcome:
             study_version=seen,
         )
         state_table.record(decision, effective=previous)
-        if study.status == Study.Status.SIGNED:
-            Study.objects.filter(pk=study.pk).update(status=Study.Status.READY)
         record_event("review_undo", actor=user, study=study, detail={
             "decision": decision.pk, "undoes": target.pk, "undone_action": target.action,
             "sentence_number": target.sentence.index + 1 if target.sentence else None,

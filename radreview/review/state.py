@@ -41,13 +41,16 @@ def current_decision(sentence_id: int) -> Decision | None:
     return state.decision if state else None
 
 
-def record(decision: Decision, effective: Decision | None) -> None:
-    """Update the sentence's state for a decision just appended (same transaction)."""
+def record(decision: Decision, effective: Decision | None, has_row: bool | None = None) -> None:
+    """Update the sentence's state for a decision just appended (same transaction).
+    ``has_row``: whether the sentence has its state row, when the caller read it already (the
+    first decision on a sentence then inserts at once); None: try the update first."""
     if decision.sentence_id is None:
         return
     # No race between the update and the create: decisions on a study are serialised by the
     # review-version claim that opens their transaction (services._claim_version).
-    updated = SentenceState.objects.filter(sentence_id=decision.sentence_id).update(
+    updated = has_row is not False and SentenceState.objects.filter(
+        sentence_id=decision.sentence_id).update(
         decision=effective, decision_count=F("decision_count") + 1)
     if not updated:
         SentenceState.objects.create(study_id=decision.study_id, sentence_id=decision.sentence_id,

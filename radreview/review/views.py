@@ -14,7 +14,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from radreview.audit.services import record_event
@@ -49,7 +49,8 @@ def review_context(
         "export_formats": BUILDERS,
         "attestation": services.ATTESTATION,
         "signer": services.signer_identity(request.user),
-        "deliveries": delivery_selectors.deliveries_of(study),
+        # PACS deliveries are made of sign-offs: none to read before the first.
+        "deliveries": delivery_selectors.deliveries_of(study) if state.signoffs else [],
         **extra,
     }
 
@@ -71,14 +72,15 @@ def _answer(request, pk: int, *, status: int = 200, message: str = "", notice: s
         elif notice:
             messages.success(request, notice)
         return redirect("studies:detail", pk=pk)
-    study = _load(pk)
     if changed is None:
+        study = _load(pk)
         context = review_context(request, study, message=message, notice=notice, oob_status=True)
         return render(request, "review/_review.html", context, status=status)
     # Only the changed panels are shown: only their sentences' histories are read.
-    state = selectors.review_state(study, sentence_history=False)
+    study, report, signoffs = selectors.study_for_answer(pk)
+    state = selectors.review_state(study, report, sentence_history=False, signoffs=signoffs)
     panels = [s for s in state.sentences if _shows_any(s, changed)]
-    selectors.add_sentence_history(study, panels)
+    selectors.add_sentence_history(study, panels, state.decisions)
     context = review_context(request, study, state, message=message, notice=notice,
                              oob_status=True, changed_panels=panels,
                              changed_sentences=[s for s in state.sentences if s.index in changed])
@@ -101,9 +103,10 @@ def _shows_any(view: selectors.SentenceView, changed: frozenset[int]) -> bool:
 def _act(request, pk: int, action, *, partial: bool = False):
     """Run ``action`` (it returns the notice and the indices of the sentences it changed) and
     answer; ``partial``: a success answers with only what changed."""
-    get_object_or_404(Study.objects.only("pk"), pk=pk)
     try:
         notice, changed = action()
+    except Study.DoesNotExist:  # the version claim found no such study (no query of its own)
+        raise Http404("No such study") from None
     except services.StaleVersion as exc:
         return _answer(request, pk, status=409, message=exc.message)
     except services.ReviewError as exc:

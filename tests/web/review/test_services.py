@@ -375,3 +375,32 @@ def test_stored_detections_are_audited():
     assert [r.sentence.index for r in rows] == [2, 3]
     event = AuditEvent.objects.get(action="flags_raised")
     assert event.detail == {"detector": "radflag", "detections": 2, "flagged": 2}
+
+
+def test_decisions_are_made_on_the_uploaded_report_even_beside_a_longer_candidate(radiologist):
+    """The audited report is the uploaded one if any, else the generated candidate: a sentence
+    number only the candidate has is not a sentence of the report under review."""
+    study = rf.make_review_study()
+    factories.make_report(study, rf.REPORT + " Extra sentence one. Extra sentence two.",
+                          kind=Report.Kind.CANDIDATE)
+    with pytest.raises(services.ReviewError, match="No such sentence"):
+        decide(study, radiologist, "edit", 9, text="Anything.")
+    outcome = decide(study, radiologist, "edit", 1, text="The heart is enlarged.")
+    assert outcome.decision.sentence.report.kind == Report.Kind.UPLOADED
+
+
+def test_without_an_uploaded_report_decisions_go_to_the_candidate(radiologist):
+    study = factories.make_study()
+    factories.make_report(study, rf.REPORT, kind=Report.Kind.CANDIDATE)
+    rf.finish_pipeline(study)
+    outcome = decide(study, radiologist, "edit", 1, text="The heart is enlarged.")
+    assert outcome.decision.sentence.report.kind == Report.Kind.CANDIDATE
+    with pytest.raises(services.ReviewError, match="No such sentence"):
+        decide(study, radiologist, "edit", 40, text="Anything.")
+
+
+def test_a_study_without_a_report_has_nothing_to_decide(radiologist):
+    study = factories.make_study()
+    rf.finish_pipeline(study)
+    with pytest.raises(services.ReviewError, match="no report"):
+        decide(study, radiologist, "edit", 0, text="Anything.")

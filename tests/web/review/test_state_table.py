@@ -115,7 +115,10 @@ def test_page_and_decision_cost_the_same_queries_with_a_long_history(
             {"action": "reject", "sentence": rf.NODULE, "version": version(study)}, **HTMX)
 
     assert queries(page(fresh)) == queries(page(long))
-    assert queries(decide(fresh)) == queries(decide(long))
+    # The answer's panel takes its sentence's latest decisions from the study's latest when they
+    # hold them (the fresh study), else reads them in one short query (the long one): at most
+    # one more, whatever the length of the history.
+    assert queries(decide(fresh)) <= queries(decide(long)) <= queries(decide(fresh)) + 1
     html = radiologist_client.get(f"/studies/{long.pk}/").content.decode()
     total = Decision.objects.filter(study=long).count()
     assert f"Decision log ({total})" in html
