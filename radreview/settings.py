@@ -404,6 +404,15 @@ CELERY_TASK_DEFAULT_QUEUE = "cpu"
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Jobs whose worker stopped sending heartbeats for this long are taken over by a new worker.
+# PostgreSQL's synchronous_commit for the worker's own connections (docs/operations.md,
+# "What a commit waits for"). A worker writes only what it can compute again from durable
+# inputs, and the reconciler does so for a job whose done mark a crash lost; the web process,
+# which stores what people send (uploads, decisions, sign-offs), keeps the server's default.
+WORKER_SYNCHRONOUS_COMMIT = os.environ.get("RADREVIEW_WORKER_SYNCHRONOUS_COMMIT", "off")
+if WORKER_SYNCHRONOUS_COMMIT not in {"on", "off", "local", "remote_write", "remote_apply"}:
+    raise ImproperlyConfigured(
+        "RADREVIEW_WORKER_SYNCHRONOUS_COMMIT must be one of on, off, local, remote_write, "
+        f"remote_apply, not {WORKER_SYNCHRONOUS_COMMIT!r}")
 JOB_HEARTBEAT_SECONDS = env_int("RADREVIEW_JOB_HEARTBEAT_SECONDS", 10)
 JOB_STALE_AFTER_SECONDS = env_int("RADREVIEW_JOB_STALE_AFTER_SECONDS", 120)
 JOB_MAX_ATTEMPTS = env_int("RADREVIEW_JOB_MAX_ATTEMPTS", 3)

@@ -13,13 +13,15 @@ skips even that check (one round trip less): its first query, the claim, replace
 connection itself (runner.claim).
 
 Only the per-task close changes; Celery's fixup still sets Django up, and a forked pool child
-still drops the connections it inherited.
+still drops the connections it inherited. The worker's PostgreSQL connections also get the
+site's ``WORKER_SYNCHRONOUS_COMMIT`` (``worker_commit_setting``).
 """
 from __future__ import annotations
 
 import os
 
 from celery.fixups.django import DjangoFixup, DjangoWorkerFixup
+from django.conf import settings
 from django.db import close_old_connections, connections
 
 # Tasks whose first query checks the connection itself (runner.claim replaces a lost one), so
@@ -27,7 +29,30 @@ from django.db import close_old_connections, connections
 CHECKED_BY_THEIR_FIRST_QUERY = frozenset({"workers.tasks.run_stage"})
 
 
+def worker_commit_setting() -> None:
+    """Give this process's PostgreSQL connections the worker's ``synchronous_commit``.
+
+    Set as a connection option, so it costs no round trip; a connection opened before (none is,
+    at worker start) keeps the old value until it is replaced. Every commit a worker makes is
+    then answered without waiting for the disk: what it writes is derived (stage results, job
+    states, claims) and a crash that loses the last of it only sends those jobs round again
+    (the reconciler), while the web process keeps the durable default for what people send.
+    """
+    for conn in connections.all():
+        if conn.vendor != "postgresql":
+            continue
+        options = conn.settings_dict.setdefault("OPTIONS", {})
+        current = options.get("options", "")
+        if "synchronous_commit" not in current:  # an operator's own URL option wins
+            options["options"] = (
+                f"{current} -c synchronous_commit={settings.WORKER_SYNCHRONOUS_COMMIT}".strip())
+
+
 class WorkerFixup(DjangoWorkerFixup):
+    def install(self) -> DjangoWorkerFixup:
+        worker_commit_setting()
+        return super().install()
+
     def close_database(self, **kwargs) -> None:
         close_old_connections()
 

@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Count, Max
 
 from radreview.errors import ServiceError
 from workers.backends import registry
@@ -264,8 +265,8 @@ def load_text_library() -> TextLibrary:
     global _cached
     path = index_path()
     rows = ReferenceStudy.objects.exclude(report="")
-    stamp = (path.stat().st_mtime_ns if path.exists() else 0, rows.count(),
-             rows.order_by("-pk").values_list("pk", flat=True).first())
+    counted = rows.aggregate(count=Count("pk"), last=Max("pk"))  # one round trip, not two
+    stamp = (path.stat().st_mtime_ns if path.exists() else 0, counted["count"], counted["last"])
     with _lock:
         if _cached is not None and _cached[0] == stamp:
             return _cached[1]

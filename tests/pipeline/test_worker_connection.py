@@ -15,7 +15,7 @@ from django.db import OperationalError, connection
 
 from radreview.celery import app
 from radreview.jobs import runner
-from radreview.jobs.celery_fixup import WorkerFixup
+from radreview.jobs.celery_fixup import WorkerFixup, worker_commit_setting
 
 # A task as the fixup's signal handlers see it: run by a worker, not eagerly.
 TASK = SimpleNamespace(request=SimpleNamespace(is_eager=False))
@@ -103,3 +103,39 @@ def test_a_claim_fails_if_connecting_again_fails_too(monkeypatch):
     monkeypatch.setattr(runner, "_claim", down)
     with pytest.raises(OperationalError):
         runner.claim(1)
+
+
+def show_synchronous_commit() -> str:
+    connection.close()  # the option applies to the next connection
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW synchronous_commit")
+        return cursor.fetchone()[0]
+
+
+@pytest.fixture
+def restored_options():
+    saved = dict(connection.settings_dict.get("OPTIONS", {}))
+    yield connection.settings_dict.setdefault("OPTIONS", {})
+    connection.settings_dict["OPTIONS"] = saved
+    connection.close()
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="a PostgreSQL server setting")
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_commits_without_waiting_for_the_disk_the_web_process_waits(
+        worker_fixup, restored_options, settings):
+    # Derived data only (docs/operations.md, "What a commit waits for"): the reconciler computes
+    # again whatever a crash loses; what people send is committed by the web process.
+    assert show_synchronous_commit() == "on"
+    settings.WORKER_SYNCHRONOUS_COMMIT = "off"
+    worker_fixup.install()
+    assert show_synchronous_commit() == "off"
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="a PostgreSQL server setting")
+@pytest.mark.django_db(transaction=True)
+def test_an_operators_own_synchronous_commit_option_wins(restored_options, settings):
+    restored_options["options"] = "-c synchronous_commit=local"
+    settings.WORKER_SYNCHRONOUS_COMMIT = "off"
+    worker_commit_setting()
+    assert show_synchronous_commit() == "local"

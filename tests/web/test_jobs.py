@@ -103,6 +103,43 @@ def test_a_stage_reads_the_study_reports_once(sent, django_capture_on_commit_cal
 
 
 @pytest.mark.django_db
+def test_a_new_study_is_planned_with_its_first_job_queued_in_one_insert(
+    sent, django_capture_on_commit_callbacks
+):
+    study = factories.make_study()
+    inputs = StudyInputs(has_images=True, has_report=True)
+    with CaptureQueriesContext(connection) as queries, \
+            django_capture_on_commit_callbacks(execute=True):
+        jobs = services.start_study(study, inputs)
+    # Nothing read back and no second write (each a round trip on PostgreSQL).
+    assert [q["sql"].split()[0] for q in queries.captured_queries] == ["INSERT"]
+    assert [job.stage for job in jobs] == [stage.name for stage in plan(inputs)]
+    states = list(study.jobs.order_by("order").values_list("state", flat=True))
+    assert states == [Job.State.QUEUED] + [Job.State.PENDING] * (len(jobs) - 1)
+    assert study.jobs.get(order=0).queued_at is not None
+    assert sent == [(jobs[0].pk, jobs[0].queue)]  # after the commit, once
+
+
+@pytest.mark.django_db
+def test_the_next_stage_is_queued_in_one_statement_and_never_twice(
+    sent, django_capture_on_commit_callbacks
+):
+    study = factories.make_study()
+    first, second, *_ = services.plan_jobs(study, StudyInputs(has_images=False,
+                                                              has_report=True))
+    with CaptureQueriesContext(connection) as queries, \
+            django_capture_on_commit_callbacks(execute=True):
+        assert services.start_next(study) == first.pk
+    assert len(queries.captured_queries) == 1
+    # A second caller (a duplicate, a race) does not queue the same job again: the next one.
+    with django_capture_on_commit_callbacks(execute=True):
+        assert services.start_next(study) == second.pk
+    assert sent == [(first.pk, first.queue), (second.pk, second.queue)]
+    first.refresh_from_db()
+    assert first.state == Job.State.QUEUED and first.queued_at is not None
+
+
+@pytest.mark.django_db
 def test_a_study_with_an_unfinished_job_is_not_made_ready(sent, django_capture_on_commit_callbacks):
     study, job = report_study(django_capture_on_commit_callbacks)
     run_queued(study)

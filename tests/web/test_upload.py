@@ -217,7 +217,7 @@ def test_a_failure_while_saving_removes_files_already_written(radiologist_client
     def explode(*args, **kwargs):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(upload.jobs, "plan_jobs", explode)
+    monkeypatch.setattr(upload.jobs, "start_study", explode)
     with pytest.raises(RuntimeError):
         upload_page(radiologist_client, [dcm()], REPORT)
     assert_nothing_stored()

@@ -509,17 +509,14 @@ def _create_study(user, images: list[_CheckedImage], report_text: str, request: 
                    temperature=external.sample_temperature, sample_index=number, created_by=user)
             for number, text in enumerate(external.samples)
         )
-    jobs.plan_jobs(
-        study,
-        pipeline.StudyInputs(
-            has_images=bool(images), has_report=bool(report_text), has_samples=external is not None
-        ),
+    inputs = pipeline.StudyInputs(
+        has_images=bool(images), has_report=bool(report_text), has_samples=external is not None
     )
     detail = {"images": len(images), "report": bool(report_text), "source": request.source}
     if external is not None:
         detail["samples"] = len(external.samples)
     record_event("study_uploaded", actor=user, study=study, detail=detail)
-    jobs.start_next(study)
+    jobs.start_study(study, inputs)
     logger.info(
         "study %s uploaded with %s images, report: %s", study.pk, len(images), bool(report_text)
     )
