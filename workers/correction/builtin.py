@@ -241,10 +241,52 @@ def _present_only_words(tail: str) -> str | None:
     return None
 
 
+# A denial stated after the finding ("Aortic calcifications are not seen.")
+_DENIED_AFTER_RE = re.compile(r"^(?:[\w-]+\s+){0,5}?(?:is|are)\s+not\s+(?:[\w-]+\s+)?"
+                              r"(?:seen|demonstrated|noted|present|identified|visualized|"
+                              r"appreciated|detected)\b", re.IGNORECASE)
+# What a denial's own words may not say of the denied finding, since only a finding that is
+# there has it: a grade below the largest ("No mild to moderate cardiomegaly"; a denial names
+# at most the size it rules out: "no large effusion", "no moderate or large", "no more than
+# mild"), a count or a numbered rib ("Multiple rib fractures ... are not seen", "No displaced
+# right 7th rib fracture", "No multilevel degenerative changes"), a distribution ("left
+# greater than right", "with a central predominance"), or a verb of persistence inside the
+# mention ("No cardiac silhouette remains enlarged"). On the correct reports of the dev sets a
+# graded denial comes only with "resolved" / "resolution of" (a finding that was there).
+_GRADE_RE = re.compile(r"\b(?:mild|mildly|minimal|minimally|small|trace|tiny|slight|"
+                       r"slightly|borderline|moderate|moderately)\b", re.IGNORECASE)
+_UPPER_GRADE_RE = re.compile(r"\b(?:large|larger|significant|substantial|more\s+than|"
+                             r"greater\s+than|or)\b", re.IGNORECASE)
+_COUNT_RE = re.compile(r"\b(?:multiple|several|numerous|multilevel|\d+(?:st|nd|rd|th)|"
+                       r"(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
+                       r"eleventh|twelfth)\s+rib)\b", re.IGNORECASE)
+_DISTRIBUTION_RE = re.compile(r"\b(?:(?:left|right)\s+(?:greater|more)\s+than\s+"
+                              r"(?:left|right)|predominan(?:ce|t|tly))\b", re.IGNORECASE)
+_PERSISTS_RE = re.compile(r"\b(?:remains?|persists?)\b", re.IGNORECASE)
+
+
+def _present_only_attributes(premodifier: str, mention: str, tail: str) -> str | None:
+    """What the denied mention itself, or the words that qualify it, say that only a finding
+    that is there has."""
+    grade = _GRADE_RE.search(premodifier)
+    if grade and not _UPPER_GRADE_RE.search(premodifier):
+        return f"a grade ('{grade.group().lower()}'; a denial names at most the size it " \
+               "rules out, as in 'no large effusion')"
+    count = _COUNT_RE.search(premodifier)
+    if count:
+        return f"a count or a numbered place ('{count.group().lower()}')"
+    spread = _DISTRIBUTION_RE.search(premodifier) or _DISTRIBUTION_RE.search(tail)
+    if spread:
+        return f"a distribution ('{spread.group().lower()}')"
+    if _PERSISTS_RE.search(mention):
+        return "persistence ('remains', 'persists')"
+    return None
+
+
 def affirmation_shape_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
     """Denials worded as reports word a present finding: the finding denied ("no X",
-    "without X") and then given a position, a change since a prior exam or a cause, which
-    only a finding that is there has."""
+    "without X", "X is not seen") and then given a position, a change since a prior exam or a
+    cause, or a grade, a count or a distribution, which only a finding that is there has."""
     out = []
     for i in ctx.image_sentences:
         sentence = ctx.sentence(i)
@@ -252,18 +294,32 @@ def affirmation_shape_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
             if f.status != ABSENT or f.implied:
                 continue
             before = sentence.text[:f.start - sentence.start]
-            if not _DENIED_BY_RE.search(before):
-                continue
             tail = sentence.text[f.end - sentence.start:].lstrip()
             cut = _CLAUSE_END_RE.search(tail)
-            what = _present_only_words(tail[:cut.start()] if cut else tail)
+            clause_tail = tail[:cut.start()] if cut else tail
+            denied = _DENIED_BY_RE.search(before)
+            verb, cue = "then says", "no"
+            if denied:
+                # the words between the "no" and the finding
+                premodifier = re.sub(r"^\w+\s+", "", denied.group())
+                what = _present_only_words(clause_tail)
+                if what is None:
+                    verb = "gives it"
+                    what = _present_only_attributes(premodifier, f.text, clause_tail)
+            elif _DENIED_AFTER_RE.search(clause_tail):
+                # the words of the clause before the finding
+                premodifier = re.split(r"[,;:]", before)[-1]
+                verb, cue = "gives it", "not"
+                what = _present_only_attributes(premodifier, f.text, "")
+            else:
+                continue
             if what is None:
                 continue
             name = f.text or f.observation
             out.append((i, Signal(AFFIRMATION_SHAPE, 0.6,
-                                  f"The sentence denies {name} and then says {what}, which "
+                                  f"The sentence denies {name} and {verb} {what}, which "
                                   "only a finding that is there has: the shape of a statement "
-                                  "that gained a 'no'.")))
+                                  f"that gained a '{cue}'.")))
             break
     return out
 

@@ -17,6 +17,16 @@ CAUGHT = [
     "compared to prior.",
     "There is no left base opacity which may represent atelectasis.",
     "No hyperinflation due to mild emphysema.",
+    # a grade, a count or numbered place, a distribution, persistence: only what is there
+    "Mild to moderate cardiomegaly is not demonstrated.",
+    "No displaced right 7th rib fracture.",
+    "Multiple rib fractures on the right side are not seen.",
+    "No multilevel degenerative changes in the thoracic spine.",
+    "Left greater than right small bilateral pleural effusions are not seen.",
+    "There continue to be bilateral layering effusions without associated patchy opacities, "
+    "left greater than right, likely reflecting atelectasis.",
+    "There are no diffuse bilateral airspace opacities with a central predominance.",
+    "No cardiac silhouette remains enlarged.",
 ]
 QUIET = [
     "No pneumothorax.",
@@ -29,6 +39,16 @@ QUIET = [
     "There is no definite right apical pneumothorax, although there is some lucency at the "
     "right base which would raise the possibility of a basilar pneumothorax.",
     "No pleural effusion or pneumothorax.",
+    # the size a denial rules out, a finding that has gone, plain denials after the finding
+    "No large pneumothorax.",
+    "No moderate or large pleural effusion.",
+    "No more than mild pulmonary edema.",
+    "Previously noted small left pleural effusion appears resolved.",
+    "Minimal subsegmental atelectasis at the left base otherwise negative for focal confluent "
+    "airspace disease.",
+    "Pneumothorax is not seen.",
+    "Displaced rib fractures are not seen.",
+    "No pleural effusions are present bilaterally.",
 ]
 
 
