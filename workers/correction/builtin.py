@@ -127,10 +127,22 @@ def disjunction_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
         if _HEDGE_RE.search(sentence):
             continue
         names = ", ".join(dict.fromkeys(f.text.lower() or f.observation for f in stated))
-        out.append((i, Signal(DISJUNCTION, 0.5,
+        # a list of pleural or bone findings with no side, size or place is no differential
+        # of one opacity ("atelectasis or scarring in the left base"): each of them, if there,
+        # would be placed ("Pneumothorax or appreciable pleural effusion.")
+        unplaced = all(_unplaced(f) for f in stated)
+        why = ("; pleural and bone findings that are there are given a side, a size or a place"
+               if unplaced else "")
+        out.append((i, Signal(DISJUNCTION, 0.6 if unplaced else 0.5,
                               f"The sentence affirms a list joined by 'or' ({names}), the "
-                              "shape of a denial that lost its 'no'.")))
+                              f"shape of a denial that lost its 'no'{why}.")))
     return out
+
+
+def _unplaced(f) -> bool:
+    """A pleural or bone finding stated with no side, size or place."""
+    return (f.category in _PLACED_CATEGORIES and f.laterality is None and f.severity is None
+            and f.location is None)
 
 
 # Words reports use to deny a finding, hardly ever to state one: "no definite pneumothorax",
@@ -154,17 +166,27 @@ _BARE_RE = re.compile(r"^\s*(?:there\s+(?:is|are)\s+)?(?P<finding>[\w\s-]+?)\s*"
 _PLACED_CATEGORIES = frozenset({"Pleura", "Musculoskeletal"})
 
 
+# what comes before a colon is a heading ("AP chest compared to ___: There is pneumothorax.")
+_HEADING_RE = re.compile(r"^[^:]*:\s*")
+
+
 def _bare_placed_finding(text: str, stated) -> bool:
     """One pleural or bone finding stated present with no side, size or place, in a sentence
-    of nothing but it and a verb of seeing."""
-    m = _BARE_RE.match(text)
-    # a noun alone ("Pleural effusions." in a list of impressions) says too little
-    if len(stated) != 1 or not m or m.group(0).strip().rstrip(".").strip().lower() == \
-            m.group("finding").strip().lower():
+    of nothing but it and a verb of seeing; or with "large", the size denials name ("no large
+    effusion") and the one a report never leaves without a side ("Large pneumothorax is
+    detected.")."""
+    if len(stated) != 1:
         return False
     f = stated[0]
-    return (f.category in _PLACED_CATEGORIES and f.laterality is None and f.severity is None
-            and f.location is None)
+    text = _HEADING_RE.sub("", text)
+    m = _BARE_RE.match(text)
+    if not m or f.category not in _PLACED_CATEGORIES or f.laterality is not None \
+            or f.location is not None:
+        return False
+    if f.severity is not None:
+        return f.severity.lower() == "large"
+    # a noun alone ("Pleural effusions." in a list of impressions) says too little
+    return m.group(0).strip().rstrip(".").strip().lower() != m.group("finding").strip().lower()
 
 
 def denial_shape_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
