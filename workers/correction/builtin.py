@@ -30,6 +30,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from workers.contradiction import undoes_paired_finding
+from workers.correction.denials import finding_counts, plain_denial
 from workers.correction.direction import Verdict, judge_direction, rests_on_own_text
 from workers.correction.restore import context_model, gap_of, restore
 from workers.correction.rewrite import (
@@ -61,6 +62,7 @@ DETECT_THRESHOLD = 0.5
 DISJUNCTION = "disjunction"
 DENIAL_SHAPE = "denial_shape"
 AFFIRMATION_SHAPE = "affirmation_shape"
+NEVER_DENIED = "never_denied"
 COMPARATIVE = "comparative"
 
 _HEDGE_RE = re.compile(r"\b(?:may|might|could|possibl\w*|probabl\w*|likely|versus|vs|"
@@ -346,6 +348,37 @@ def affirmation_shape_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
     return out
 
 
+def never_denied_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
+    """Plain denials of a finding the library states many times and never denies
+    (workers.correction.denials): reports leave such a finding out when it is not there."""
+    if ctx.library is None or not len(ctx.library):
+        return []
+    counts = finding_counts(ctx.library)
+    out = []
+    for i in ctx.image_sentences:
+        named = {f.observation for f in ctx.findings.get(i, []) if not f.implied}
+        # a finding denied in a list ("No consolidation, atelectasis or infiltrate.") or beside
+        # another it is told apart from ("Calcification is seen ... a calcified lymph node is
+        # not identified") is a deliberate checklist or contrast: only a denial of one finding
+        # alone has the shape
+        if len(named) != 1:
+            continue
+        for f in ctx.findings.get(i, []):
+            if f.status != ABSENT or f.implied or not plain_denial(f.cue):
+                continue
+            stated = counts.never_denied(f.observation, ctx.exclude)
+            if not stated:
+                continue
+            name = f.text or f.observation
+            out.append((i, Signal(NEVER_DENIED, 0.6,
+                                  f"The sentence denies {name}, which the reference reports "
+                                  f"state {stated} times and never deny: reports name it when "
+                                  "it is there and leave it out when it is not, so a denial of "
+                                  "it is the shape of a statement that gained a 'no'.")))
+            break
+    return out
+
+
 def comparison_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
     """Comparisons with a prior exam in a study that has none (the comparative detector's
     finding, with its explanation, so the combination aligns the two)."""
@@ -361,7 +394,8 @@ def score_sentences(ctx: ReportContext, issues: list[Issue]) -> list[SentenceSco
         scores.setdefault(issue.sentence, SentenceScore(issue.sentence)).signals.append(
             Signal(issue.rule, issue.confidence, issue.explanation, issue))
     for index, signal in (disjunction_signals(ctx) + denial_shape_signals(ctx)
-                          + affirmation_shape_signals(ctx) + comparison_signals(ctx)):
+                          + affirmation_shape_signals(ctx) + never_denied_signals(ctx)
+                          + comparison_signals(ctx)):
         scores.setdefault(index, SentenceScore(index)).signals.append(signal)
     return sorted(scores.values(), key=lambda s: (-s.score, s.index))
 
@@ -519,7 +553,7 @@ def _candidate(ctx: ReportContext, scored: SentenceScore) -> tuple[Fix, Signal |
             if swapped:
                 return Fix(swapped, "sides", "left and right swapped"), signal
         if signal.kind in (CONTRADICTION, IMPRESSION_VS_FINDINGS, UNSUPPORTED, DISJUNCTION,
-                           DENIAL_SHAPE, AFFIRMATION_SHAPE):
+                           DENIAL_SHAPE, AFFIRMATION_SHAPE, NEVER_DENIED):
             deny = _states_present(ctx, index, issue)
             fix = _polarity_fix(ctx, index, deny)
             if fix:
@@ -674,4 +708,4 @@ def confidence_band(score: float) -> float:
 
 __all__ = ["DETECT_THRESHOLD", "Fix", "SentenceScore", "Signal", "affirmation_shape_signals",
            "correct_sentence", "denial_shape_signals", "disjunction_signals", "harm_for",
-           "readings_for", "score_sentences"]
+           "never_denied_signals", "readings_for", "score_sentences"]
