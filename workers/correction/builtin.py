@@ -286,7 +286,18 @@ _COUNT_RE = re.compile(r"\b(?:multiple|several|numerous|multilevel|\d+(?:st|nd|r
                        r"eleventh|twelfth)\s+rib)\b", re.IGNORECASE)
 _DISTRIBUTION_RE = re.compile(r"\b(?:(?:left|right)\s+(?:greater|more)\s+than\s+"
                               r"(?:left|right)|predominan(?:ce|t|tly))\b", re.IGNORECASE)
+_PHRASE_START_RE = re.compile(r"[,;:]|\b(?:and|but|or|is|are|was|were|has|have|with|of)\b",
+                              re.IGNORECASE)
 _PERSISTS_RE = re.compile(r"\b(?:remains?|persists?)\b", re.IGNORECASE)
+# in the words between "no" and the finding: a spread over both sides ("No bilateral pleural
+# effusions": a denial rules a finding out on either side without spreading it), how it looks
+# ("patchy", "heterogeneous", "confluent": a denial names the kind it rules out, "no focal
+# opacity") or how it is changing ("increasing", "worsening")
+_PREMODIFIER_RE = {
+    "a distribution": re.compile(r"\b(?:bilateral|bibasilar|bibasal|biapical)\b", re.I),
+    "an appearance": re.compile(r"\b(?:patchy|heterogeneous|confluent)\b", re.I),
+    "a course": re.compile(r"\b(?:increasing|worsening|enlarging)\b", re.I),
+}
 
 
 def _present_only_attributes(premodifier: str, mention: str, tail: str) -> str | None:
@@ -302,6 +313,10 @@ def _present_only_attributes(premodifier: str, mention: str, tail: str) -> str |
     spread = _DISTRIBUTION_RE.search(premodifier) or _DISTRIBUTION_RE.search(tail)
     if spread:
         return f"a distribution ('{spread.group().lower()}')"
+    for what, pattern in _PREMODIFIER_RE.items():
+        word = pattern.search(premodifier)
+        if word:
+            return f"{what} ('{word.group().lower()}')"
     if _PERSISTS_RE.search(mention):
         return "persistence ('remains', 'persists')"
     return None
@@ -331,8 +346,8 @@ def affirmation_shape_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
                     verb = "gives it"
                     what = _present_only_attributes(premodifier, f.text, clause_tail)
             elif _DENIED_AFTER_RE.search(clause_tail):
-                # the words of the clause before the finding
-                premodifier = re.split(r"[,;:]", before)[-1]
+                # the words of its noun phrase before the finding
+                premodifier = _PHRASE_START_RE.split(before)[-1]
                 verb, cue = "gives it", "not"
                 what = _present_only_attributes(premodifier, f.text, "")
             else:

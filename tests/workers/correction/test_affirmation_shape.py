@@ -27,6 +27,11 @@ CAUGHT = [
     "left greater than right, likely reflecting atelectasis.",
     "There are no diffuse bilateral airspace opacities with a central predominance.",
     "No cardiac silhouette remains enlarged.",
+    # a spread over both sides, an appearance, a course, between the "no" and the finding
+    "No bilateral pleural effusions.",
+    "No heterogeneous opacification in the periphery.",
+    "No more confluent consolidations.",
+    "There is no patchy increasing opacity at the right costophrenic angle.",
 ]
 QUIET = [
     "No pneumothorax.",
@@ -49,6 +54,9 @@ QUIET = [
     "Pneumothorax is not seen.",
     "Displaced rib fractures are not seen.",
     "No pleural effusions are present bilaterally.",
+    "No focal consolidation is seen in either lung.",
+    "The patchy opacity at the left base has resolved and the pleural effusion is not seen.",
+    "Bilateral pleural effusions have resolved.",
 ]
 
 
