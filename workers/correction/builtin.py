@@ -252,6 +252,7 @@ _CAUSE_RE = re.compile(r"^(?:[\w-]+\s+){0,8}?(?:(?:which|that)\s+(?:may|might|co
 _CLAUSE_END_RE = re.compile(r";|,\s*(?:although|but|however|though)\b|\s(?:although|but)\s",
                             re.IGNORECASE)
 _DENIED_BY_RE = re.compile(r"\b(?:no|without)\s+(?:[\w-]+\s+){0,4}$", re.IGNORECASE)
+_DENIED_FAR_RE = re.compile(r"\b(?:no|without)\s+(?:[\w-]+\s+){5,9}$", re.IGNORECASE)
 
 
 def _present_only_words(tail: str) -> str | None:
@@ -300,13 +301,36 @@ _PREMODIFIER_RE = {
 }
 
 
-def _present_only_attributes(premodifier: str, mention: str, tail: str) -> str | None:
-    """What the denied mention itself, or the words that qualify it, say that only a finding
-    that is there has."""
+def _grade(premodifier: str) -> str | None:
     grade = _GRADE_RE.search(premodifier)
     if grade and not _UPPER_GRADE_RE.search(premodifier):
         return f"a grade ('{grade.group().lower()}'; a denial names at most the size it " \
                "rules out, as in 'no large effusion')"
+    return None
+
+
+def _companions(ctx: ReportContext, index: int, f, clause_tail: str, clause_end: int
+                ) -> str | None:
+    """Findings the sentence states present and attaches to the denied one with "with" ("No
+    cardiomegaly with retrocardiac atelectasis and a small left pleural effusion."): a
+    finding that is not there comes with nothing."""
+    if not re.match(r"with\s", clause_tail):
+        return None
+    # conditions only: "No pneumothorax with the chest tube in place" says where a device is
+    stated = [g for g in ctx.findings.get(index, []) if g.status == PRESENT and not g.implied
+              and f.end < g.start < clause_end and g.labels
+              and "Support Devices" not in g.labels]
+    if not stated:
+        return None
+    return f"what comes with it ('{stated[0].text or stated[0].observation}')"
+
+
+def _present_only_attributes(premodifier: str, mention: str, tail: str) -> str | None:
+    """What the denied mention itself, or the words that qualify it, say that only a finding
+    that is there has."""
+    grade = _grade(premodifier)
+    if grade:
+        return grade
     count = _COUNT_RE.search(premodifier)
     if count:
         return f"a count or a numbered place ('{count.group().lower()}')"
@@ -333,18 +357,27 @@ def affirmation_shape_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
             if f.status != ABSENT or f.implied:
                 continue
             before = sentence.text[:f.start - sentence.start]
-            tail = sentence.text[f.end - sentence.start:].lstrip()
+            after = sentence.text[f.end - sentence.start:]
+            tail = after.lstrip()
             cut = _CLAUSE_END_RE.search(tail)
             clause_tail = tail[:cut.start()] if cut else tail
+            clause_end = f.end + len(after) - len(tail) + len(clause_tail)
             denied = _DENIED_BY_RE.search(before)
+            far = None if denied else _DENIED_FAR_RE.search(before)
             verb, cue = "then says", "no"
             if denied:
                 # the words between the "no" and the finding
                 premodifier = re.sub(r"^\w+\s+", "", denied.group())
-                what = _present_only_words(clause_tail)
+                what = (_present_only_words(clause_tail)
+                        or _companions(ctx, i, f, clause_tail, clause_end))
                 if what is None:
                     verb = "gives it"
                     what = _present_only_attributes(premodifier, f.text, clause_tail)
+            elif far:
+                # further from its "no" ("no interval appearance of mild to moderate ...
+                # edema"), only a grade is read: the words between may name other things
+                verb = "gives it"
+                what = _grade(re.sub(r"^\w+\s+", "", far.group()))
             elif _DENIED_AFTER_RE.search(clause_tail):
                 # the words of its noun phrase before the finding
                 premodifier = _PHRASE_START_RE.split(before)[-1]

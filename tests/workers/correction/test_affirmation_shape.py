@@ -32,6 +32,10 @@ CAUGHT = [
     "No heterogeneous opacification in the periphery.",
     "No more confluent consolidations.",
     "There is no patchy increasing opacity at the right costophrenic angle.",
+    # a grade further from its "no"; findings that come with the denied one
+    "In addition, there is no interval appearance of mild to moderate pulmonary and "
+    "interstitial edema.",
+    "No cardiomegaly with retrocardiac atelectasis and a small left pleural effusion.",
 ]
 QUIET = [
     "No pneumothorax.",
@@ -57,6 +61,9 @@ QUIET = [
     "No focal consolidation is seen in either lung.",
     "The patchy opacity at the left base has resolved and the pleural effusion is not seen.",
     "Bilateral pleural effusions have resolved.",
+    "No interval development of pneumothorax, large effusion or mild edema.",
+    "No pneumothorax with the chest tube in place.",
+    "No focal consolidation, with mild bibasilar atelectasis.",
 ]
 
 
