@@ -30,7 +30,6 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from workers.contradiction import undoes_paired_finding
-from workers.correction.denials import finding_counts, plain_denial
 from workers.correction.direction import Verdict, judge_direction, rests_on_own_text
 from workers.correction.restore import context_model, gap_of, restore
 from workers.correction.rewrite import (
@@ -49,6 +48,7 @@ from workers.judge.checks import (
     UNSUPPORTED,
     Issue,
 )
+from workers.judge.denials import finding_counts, plain_denial
 from workers.library.slots import slot_fills
 from workers.library.stats import tokenize, tokens_of
 from workers.nlp import extract_findings, harm_of
@@ -398,7 +398,7 @@ def affirmation_shape_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
 
 def never_denied_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
     """Plain denials of a finding the library states many times and never denies
-    (workers.correction.denials): reports leave such a finding out when it is not there."""
+    (workers.judge.denials): reports leave such a finding out when it is not there."""
     if ctx.library is None or not len(ctx.library):
         return []
     counts = finding_counts(ctx.library)

@@ -31,6 +31,7 @@ import math
 import re
 from dataclasses import dataclass
 
+from workers.judge.denials import MIN_STATED, finding_counts
 from workers.library.slots import slot_fills
 from workers.library.stats import tokens_of
 from workers.nlp import harm_of
@@ -539,6 +540,25 @@ def _unfamiliar_fill(ctx: ReportContext, index: int, term) -> tuple[int, str, bo
     return 0, "", False
 
 
+def _usual_polarity_elsewhere(ctx: ReportContext, index: int) -> bool:
+    """Whether the library, in whatever words, states the sentence's one finding in the
+    sentence's polarity at least as often as in the other ("Cardiac enlargement.": the IU
+    library never writes that sentence, but states cardiomegaly 144 times and denies it 3):
+    then the sentence's own wording is a habit of style, not a sign of its polarity."""
+    if ctx.library is None or not len(ctx.library):
+        return False
+    findings = [f for f in ctx.findings.get(index, []) if not f.implied]
+    if len({f.observation for f in findings}) != 1 or len({f.status for f in findings}) != 1:
+        return False
+    f = findings[0]
+    if f.status not in (PRESENT, ABSENT):
+        return False
+    counts = finding_counts(ctx.library)
+    other = ABSENT if f.status == PRESENT else PRESENT
+    own = counts.times(f.observation, f.status, ctx.exclude)
+    return own >= MIN_STATED and own >= counts.times(f.observation, other, ctx.exclude)
+
+
 def _polarity_issue(ctx: ReportContext, index: int) -> Issue | None:
     """The library writes the sentence (or its content words) with the other polarity, and
     not (or seldom) as written."""
@@ -556,6 +576,8 @@ def _polarity_issue(ctx: ReportContext, index: int) -> Issue | None:
     affirmed = _affirmed_findings(ctx, index)
     if affirmed and all(ctx.internal_support(index, f) for f in affirmed):
         confidence *= 0.5  # another sentence of the report says the same
+    elif _usual_polarity_elsewhere(ctx, index):
+        confidence *= 0.5
     findings = [f for f in ctx.findings.get(index, []) if not f.implied] or \
         ctx.findings.get(index, [])
     observation = findings[0].observation if findings else None

@@ -2,8 +2,8 @@
 from tests.workers.library.fakes import make_library
 from workers.correction import correct
 from workers.correction.builtin import never_denied_signals
-from workers.correction.denials import MIN_STATED, finding_counts
 from workers.judge import ReportContext
+from workers.judge.denials import MIN_STATED, finding_counts
 
 _STATES = [(f"lib-{n}", "FINDINGS: Aortic calcifications are noted. No pneumothorax.\n"
             "IMPRESSION: No acute cardiopulmonary process.") for n in range(MIN_STATED)]

@@ -231,3 +231,18 @@ def test_a_library_that_names_the_organ_does_not_name_the_disease():
                                 "inflammatory bowel disease, with a prominent left hilum.",
                                 library))
     assert issue.confidence == 0.85 and "no library report names it" in issue.explanation
+
+
+def test_a_wording_the_library_lacks_weighs_less_when_it_states_the_finding_that_way():
+    # the library writes "Negative for cardiac enlargement." and never "Cardiac enlargement.";
+    # with many other reports that state cardiomegaly in other words, that is a habit of
+    # wording, not a sign that the sentence lost its denial
+    denials = [(f"neg-{n}", "FINDINGS: Negative for cardiac enlargement. No pneumothorax.")
+               for n in range(3)]
+    states = [(f"pos-{n}", "FINDINGS: Cardiomegaly is present. No pneumothorax.")
+              for n in range(12)]
+    text = "FINDINGS: No pneumothorax. Cardiac enlargement."
+    [alone] = unsupported_by_library(ctx(text, make_library(denials)))
+    [usual] = unsupported_by_library(ctx(text, make_library(denials + states)))
+    assert alone.sentence == usual.sentence == 1
+    assert usual.confidence == pytest.approx(alone.confidence / 2, abs=0.002)

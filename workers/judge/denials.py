@@ -1,4 +1,4 @@
-"""What the reference library states and never denies (correction stage 1).
+"""What the reference library states and never denies (correction stage 1, judge).
 
 Reports name some findings when they are there and leave them out when they are not:
 chronic and incidental ones (aortic calcification, degenerative change, granulomas, scarring,
@@ -35,6 +35,12 @@ class FindingCounts:
 
     stated: dict[str, Counter[int]]
     denied: dict[str, Counter[int]]
+
+    def times(self, observation: str, status: str, exclude: int | None = None) -> int:
+        """How many times the library states (PRESENT) or denies (ABSENT) the observation."""
+        table = self.stated if status == PRESENT else self.denied
+        return sum(n for position, n in table.get(observation, Counter()).items()
+                   if position != exclude)
 
     def never_denied(self, observation: str, exclude: int | None = None) -> int:
         """How many times the library states the observation, when it never denies it (0
