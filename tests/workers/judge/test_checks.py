@@ -2,6 +2,7 @@
 import pytest
 
 from tests.workers.library.fakes import REFERENCE_REPORTS, make_library
+from workers.correction import correct
 from workers.judge import ReportContext, judge
 from workers.judge.checks import (
     contradictions,
@@ -246,3 +247,34 @@ def test_a_wording_the_library_lacks_weighs_less_when_it_states_the_finding_that
     [usual] = unsupported_by_library(ctx(text, make_library(denials + states)))
     assert alone.sentence == usual.sentence == 1
     assert usual.confidence == pytest.approx(alone.confidence / 2, abs=0.002)
+
+
+@pytest.mark.parametrize("text", [
+    "Severe left middle and lower lobe atelectasis has not improved.",
+    "Right retrocardiac consolidation unchanged, likely atelectasis.",
+    "Opacity in the right lingula.",
+    "Fluid tracks along the left minor fissure.",
+])
+def test_a_side_the_chest_does_not_have_is_a_laterality_issue(text):
+    [issue] = [i for i in run_checks(ctx("FINDINGS: Heart size is normal. " + text))
+               if i.rule == "laterality"]
+    assert issue.sentence == 1 and issue.related is None
+    assert "does not have" in issue.explanation
+
+
+@pytest.mark.parametrize("text", [
+    "Severe right middle and lower lobe atelectasis has not improved.",
+    "Retrocardiac consolidation, likely atelectasis.",
+    "Opacity in the lingula and the right middle lobe.",
+    "Left mid lung opacity.",
+    "Left lower lobe and right middle lobe opacities.",
+])
+def test_sides_the_chest_has_are_not(text):
+    assert [i for i in run_checks(ctx("FINDINGS: " + text)) if i.rule == "laterality"] == []
+
+
+def test_the_fix_swaps_the_side():
+    result = correct(ctx("FINDINGS: Heart size is normal. Severe left middle and lower lobe "
+                         "atelectasis has not improved."))
+    assert result.has_error and result.sentence_index == 1
+    assert result.suggestion == "Severe right middle and lower lobe atelectasis has not improved."
