@@ -158,6 +158,12 @@ _SENSITIVITY_CAVEAT_RE = re.compile(r"\bsensitivity\s+(?:to|for)\s+(?:detect\w*|
                                     re.IGNORECASE)
 
 
+# a denial given as an example of what the sentence said before ("..., notably no
+# pneumothorax"): it exemplifies a denial ("No acute process, specifically no ...")
+_DENIED_EXAMPLE_RE = re.compile(r",\s*(notably|specifically|in particular|namely|particularly)"
+                                r"\s+(?:no|without)\b", re.IGNORECASE)
+
+
 # "Pneumothorax is identified.", "There are pneumothoraces.", "Displaced fractures are
 # demonstrated.": the whole sentence is a finding and a verb of seeing, nothing else
 _BARE_RE = re.compile(r"^\s*(?:there\s+(?:is|are)\s+)?(?P<finding>[\w\s-]+?)\s*"
@@ -198,6 +204,15 @@ def denial_shape_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
     out = []
     for i in ctx.image_sentences:
         sentence = ctx.sentence(i)
+        example = _DENIED_EXAMPLE_RE.search(sentence.text)
+        if example and not negation_count(tokens_of(sentence.text[:example.start()])):
+            out.append((i, Signal(DENIAL_SHAPE, 0.6,
+                                  f"The sentence gives a denial ('{example.group(1)} no …') as "
+                                  "an example of what it affirms; an example of an affirmation "
+                                  "cannot be a denial ('There is no evidence of complications, "
+                                  "notably no pneumothorax'): the shape of a denial that lost "
+                                  "its 'no'.")))
+            continue
         # conditions only: "evidence of prior vertebroplasty" states a procedure's trace
         stated = [f for f in ctx.findings.get(i, []) if f.status == PRESENT and not f.implied
                   and f.labels and "Support Devices" not in f.labels]
@@ -309,6 +324,17 @@ def _grade(premodifier: str) -> str | None:
     return None
 
 
+_AND_OR_BEFORE_RE = re.compile(r"\b(?:no|without)\s+(?:[\w-]+\s+){1,4}and/or\s+$", re.I)
+
+
+def _readings(before: str, clause_tail: str) -> str | None:
+    """Two readings weighed with "and/or" ("no underlying collapse and/or consolidation"):
+    what a thing that is there may be; a denial rules both out with "or"."""
+    if re.match(r"and/or\b", clause_tail, re.IGNORECASE) or _AND_OR_BEFORE_RE.search(before):
+        return "two readings weighed with 'and/or', as of a thing that is there"
+    return None
+
+
 def _companions(ctx: ReportContext, index: int, f, clause_tail: str, clause_end: int
                 ) -> str | None:
     """Findings the sentence states present and attaches to the denied one with "with" ("No
@@ -365,7 +391,10 @@ def affirmation_shape_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
             denied = _DENIED_BY_RE.search(before)
             far = None if denied else _DENIED_FAR_RE.search(before)
             verb, cue = "then says", "no"
-            if denied:
+            readings = _readings(before, clause_tail)
+            if readings:
+                what = readings
+            elif denied:
                 # the words between the "no" and the finding
                 premodifier = re.sub(r"^\w+\s+", "", denied.group())
                 what = (_present_only_words(clause_tail)
@@ -412,7 +441,9 @@ def never_denied_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
         if len(named) != 1:
             continue
         for f in ctx.findings.get(i, []):
-            if f.status != ABSENT or f.implied or not plain_denial(f.cue):
+            # a device's absence is news after its removal ("No central line."), not a habit
+            if f.status != ABSENT or f.implied or not plain_denial(f.cue) \
+                    or "Support Devices" in f.labels:
                 continue
             stated = counts.never_denied(f.observation, ctx.exclude)
             if not stated:
@@ -420,9 +451,10 @@ def never_denied_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
             name = f.text or f.observation
             out.append((i, Signal(NEVER_DENIED, 0.6,
                                   f"The sentence denies {name}, which the reference reports "
-                                  f"state {stated} times and never deny: reports name it when "
-                                  "it is there and leave it out when it is not, so a denial of "
-                                  "it is the shape of a statement that gained a 'no'.")))
+                                  f"state {stated} times and never deny on its own: reports "
+                                  "name it when it is there and leave it out when it is not, "
+                                  "so a denial of it is the shape of a statement that gained "
+                                  "a 'no'.")))
             break
     return out
 

@@ -35,6 +35,8 @@ class FindingCounts:
 
     stated: dict[str, Counter[int]]
     denied: dict[str, Counter[int]]
+    # plain denials of the finding alone in its sentence (the shape never_denied looks for)
+    denied_alone: dict[str, Counter[int]]
 
     def times(self, observation: str, status: str, exclude: int | None = None) -> int:
         """How many times the library states (PRESENT) or denies (ABSENT) the observation."""
@@ -45,7 +47,7 @@ class FindingCounts:
     def never_denied(self, observation: str, exclude: int | None = None) -> int:
         """How many times the library states the observation, when it never denies it (0
         when it does, or states it fewer than ``MIN_STATED`` times)."""
-        denied = self.denied.get(observation, Counter())
+        denied = self.denied_alone.get(observation, Counter())
         if sum(n for position, n in denied.items() if position != exclude):
             return 0
         stated = sum(n for position, n in self.stated.get(observation, Counter()).items()
@@ -62,16 +64,22 @@ def finding_counts(library: TextLibrary) -> FindingCounts:
     if counts is None:
         stated: dict[str, Counter[int]] = defaultdict(Counter)
         denied: dict[str, Counter[int]] = defaultdict(Counter)
+        alone: dict[str, Counter[int]] = defaultdict(Counter)
         for position, entry in enumerate(library.entries):
             parsed = parse_report(entry.text)
-            for f in extract_findings(parsed):
-                if f.implied or parsed.sentences[f.sentence_index].section not in IMAGE_SECTIONS:
-                    continue
+            findings = [f for f in extract_findings(parsed) if not f.implied
+                        and parsed.sentences[f.sentence_index].section in IMAGE_SECTIONS]
+            named: dict[int, set[str]] = defaultdict(set)
+            for f in findings:
+                named[f.sentence_index].add(f.observation)
+            for f in findings:
                 if f.status == PRESENT:
                     stated[f.observation][position] += 1
                 elif f.status == ABSENT:
                     denied[f.observation][position] += 1
-        counts = _COUNTS[library] = FindingCounts(dict(stated), dict(denied))
+                    if plain_denial(f.cue) and len(named[f.sentence_index]) == 1:
+                        alone[f.observation][position] += 1
+        counts = _COUNTS[library] = FindingCounts(dict(stated), dict(denied), dict(alone))
     return counts
 
 

@@ -36,6 +36,8 @@ CAUGHT = [
     "In addition, there is no interval appearance of mild to moderate pulmonary and "
     "interstitial edema.",
     "No cardiomegaly with retrocardiac atelectasis and a small left pleural effusion.",
+    # two readings weighed with "and/or"
+    "There is no underlying collapse and/or consolidation.",
 ]
 QUIET = [
     "No pneumothorax.",

@@ -19,7 +19,7 @@ def _signals(text, reports=_STATES, external_id=None):
 def test_a_denial_of_what_the_library_never_denies_is_suspected():
     [(index, signal)] = _signals("Aortic calcifications are not noted.")
     assert index == 1
-    assert f"state {MIN_STATED} times and never deny" in signal.explanation
+    assert f"state {MIN_STATED} times and never deny on its own" in signal.explanation
 
 
 def test_one_denial_in_the_library_or_too_few_statements_keep_it_quiet():
@@ -51,3 +51,17 @@ def test_the_counts_are_made_once_per_library_and_the_fix_affirms():
                                    "not noted.", library=library))
     assert result.has_error and result.sentence_index == 1
     assert result.suggestion is not None and "not" not in result.suggestion.split()
+
+
+def test_a_denial_in_a_library_list_does_not_count_but_one_on_its_own_does():
+    in_list = _STATES + [("lib-x", "FINDINGS: No pneumothorax, effusion or aortic "
+                                   "calcification.")]
+    assert len(_signals("Aortic calcifications are not noted.", in_list)) == 1
+    alone = _STATES + [("lib-x", "FINDINGS: No aortic calcification.")]
+    assert _signals("Aortic calcifications are not noted.", alone) == []
+
+
+def test_a_device_is_never_suspected():
+    lines = [(f"lib-{n}", "FINDINGS: Right PICC line ends in the SVC. No pneumothorax.")
+             for n in range(MIN_STATED)]
+    assert _signals("No PICC line is seen.", lines) == []

@@ -1,5 +1,6 @@
-"""Pleural and bone findings, which a report that states them always places (a side, a size,
-a site): stated without one, in the shapes a denial takes once it lost its "no"."""
+"""Shapes a denial takes once it lost its "no": pleural and bone findings, which a report that
+states them always places (a side, a size, a site), stated without one; a denial given as an
+example of an affirmation."""
 import pytest
 
 from workers.correction.builtin import denial_shape_signals, disjunction_signals
@@ -36,3 +37,13 @@ def test_a_list_of_unplaced_pleural_findings_weighs_more_than_a_differential():
     [(_, placed)] = disjunction_signals(_ctx("Small left pleural effusion or pneumothorax."))
     assert unplaced.confidence == 0.6 and "side, a size or a place" in unplaced.explanation
     assert differential.confidence == placed.confidence == 0.5
+
+
+def test_a_denial_given_as_an_example_of_an_affirmation_is_a_denial_shape():
+    [(index, signal)] = denial_shape_signals(_ctx("There is evidence of complications, "
+                                                  "notably no pneumothorax."))
+    assert index == 1 and "example" in signal.explanation
+    for text in ("There is no evidence of complications, notably no pneumothorax.",
+                 "No acute cardiopulmonary process, specifically no evidence of active "
+                 "tuberculosis."):
+        assert denial_shape_signals(_ctx(text)) == [], text
