@@ -363,6 +363,57 @@ def laterality_conflicts(ctx: ReportContext) -> list[Issue]:
     return issues
 
 
+# words with which an impression rules out, on the whole, what the findings leave open ("no
+# definite pneumothorax", "no new consolidation", "no acute process")
+_DENIAL_SOFTENER_RE = re.compile(r"\b(?:definite|definitely|convincing|appreciable|evidence|"
+                                 r"significant|obvious|large|new|other|acute|focal|"
+                                 r"substantial|frank|overt)\b", re.IGNORECASE)
+
+
+def _excerpt(text: str, limit: int = 90) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 1].rsplit(" ", 1)[0] + "…"
+
+
+def denied_possibilities(ctx: ReportContext) -> list[Issue]:
+    """The IMPRESSION denies outright ("No basilar right pneumothorax.") a finding the FINDINGS
+    raise as possible ("may represent localized basilar pneumothorax"): a summary that rules
+    out what the findings leave open says how ("no definite ..."). The impression's denial is
+    the doubted sentence; the findings' possibility is the related one. None of the correct
+    dev reports does it."""
+    possible: dict[str, tuple[int, Finding]] = {}
+    for i in ctx.image_sentences:
+        if ctx.sentence(i).section != "findings":
+            continue
+        for f in ctx.findings.get(i, []):
+            if f.status == UNCERTAIN and not f.implied:
+                possible.setdefault(f.observation, (i, f))
+    issues = []
+    for i in ctx.image_sentences:
+        sentence = ctx.sentence(i)
+        if sentence.section != "impression" or not possible:
+            continue
+        for f in ctx.findings.get(i, []):
+            if f.status != ABSENT or f.implied or f.observation not in possible \
+                    or not f.cue or not re.search(r"\bno\b", f.cue, re.IGNORECASE):
+                continue
+            if _DENIAL_SOFTENER_RE.search(sentence.text[:f.start - sentence.start]):
+                continue
+            j, g = possible[f.observation]
+            if not _sides_overlap(f.laterality, g.laterality):
+                continue
+            issues.append(Issue(
+                IMPRESSION_VS_FINDINGS, i, 0.6, harm_of(g.observation, PRESENT),
+                f"{_wording(f)} is denied outright here, but sentence {j + 1}, in the "
+                f"findings, raises it as possible (“{_excerpt(ctx.sentence(j).text)}”); an "
+                "impression that rules out what the findings leave open says how ('no "
+                "definite ...').",
+                f"denied vs possible ({g.observation})", j, f.observation, f.text or None,
+                f.start - sentence.start, f.end - sentence.start))
+            break
+    return issues
+
+
 # Sides the chest's anatomy does not have: the left lung has no middle lobe (the lingula is
 # its counterpart), the right lung no lingula, the minor fissure is the right lung's, and the
 # lung behind the heart ("retrocardiac") is the left lower lobe. None of these is written in
@@ -632,5 +683,5 @@ def _polarity_issue(ctx: ReportContext, index: int) -> Issue | None:
 def run_checks(ctx: ReportContext) -> list[Issue]:
     """Every check, in rule order."""
     return (contradictions(ctx) + self_denials(ctx) + unnamed_acute(ctx)
-            + laterality_conflicts(ctx) + anatomy_sides(ctx) + out_of_domain(ctx)
-            + unsupported_by_library(ctx))
+            + denied_possibilities(ctx) + laterality_conflicts(ctx) + anatomy_sides(ctx)
+            + out_of_domain(ctx) + unsupported_by_library(ctx))

@@ -278,3 +278,23 @@ def test_the_fix_swaps_the_side():
                          "atelectasis has not improved."))
     assert result.has_error and result.sentence_index == 1
     assert result.suggestion == "Severe right middle and lower lobe atelectasis has not improved."
+
+
+def test_an_impression_that_denies_outright_what_the_findings_raise_is_doubted():
+    report = ("FINDINGS: Linear lucency along the right heart border may represent a basilar "
+              "pneumothorax. Heart size is normal.\nIMPRESSION: No basilar right pneumothorax.")
+    [issue] = [i for i in run_checks(ctx(report)) if i.rule == "impression_vs_findings"]
+    assert issue.sentence == 2 and issue.related == 0
+    assert "raises it as possible" in issue.explanation
+
+
+@pytest.mark.parametrize("impression", [
+    "No definite pneumothorax.",
+    "No new pneumothorax.",
+    "No left pneumothorax.",
+    "No pleural effusion.",
+])
+def test_a_denial_that_says_how_or_of_something_else_is_not(impression):
+    report = ("FINDINGS: Linear lucency along the right heart border may represent a basilar "
+              "pneumothorax.\nIMPRESSION: " + impression)
+    assert [i for i in run_checks(ctx(report)) if i.rule == "impression_vs_findings"] == []
