@@ -7,7 +7,7 @@ says which: a finding its reports state many times and deny never. A denial of o
 ("Aortic calcifications are not noted.") is the shape of a statement that gained a "no".
 
 The counts come from the rule engine's reading of every library report, once per library
-(about 3.5 s for the 971 reports of the IU dev file on one core), and leave out the audited
+(0.7 s of CPU for the 971 reports of the IU dev file, the engine loaded), and leave out the audited
 report's own copy, so a report never vouches for itself.
 """
 from __future__ import annotations
