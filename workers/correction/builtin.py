@@ -306,13 +306,12 @@ _PHRASE_START_RE = re.compile(r"[,;:]|\b(?:and|but|or|is|are|was|were|has|have|w
                               re.IGNORECASE)
 _PERSISTS_RE = re.compile(r"\b(?:remains?|persists?)\b", re.IGNORECASE)
 # in the words between "no" and the finding: a spread over both sides ("No bilateral pleural
-# effusions": a denial rules a finding out on either side without spreading it), how it looks
-# ("patchy", "heterogeneous", "confluent": a denial names the kind it rules out, "no focal
-# opacity") or how it is changing ("increasing", "worsening")
+# effusions": a denial rules a finding out on either side without spreading it) or a texture
+# ("heterogeneous"). Not "patchy" or "confluent" ("no patchy or confluent consolidation" is a
+# denial's own wording), nor a course: "no worsening edema" compares, as "no new" does.
 _PREMODIFIER_RE = {
     "a distribution": re.compile(r"\b(?:bilateral|bibasilar|bibasal|biapical)\b", re.I),
-    "an appearance": re.compile(r"\b(?:patchy|heterogeneous|confluent)\b", re.I),
-    "a course": re.compile(r"\b(?:increasing|worsening|enlarging)\b", re.I),
+    "an appearance": re.compile(r"\b(?:heterogeneous)\b", re.I),
 }
 
 

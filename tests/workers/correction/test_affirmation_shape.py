@@ -30,8 +30,6 @@ CAUGHT = [
     # a spread over both sides, an appearance, a course, between the "no" and the finding
     "No bilateral pleural effusions.",
     "No heterogeneous opacification in the periphery.",
-    "No more confluent consolidations.",
-    "There is no patchy increasing opacity at the right costophrenic angle.",
     # a grade further from its "no"; findings that come with the denied one
     "In addition, there is no interval appearance of mild to moderate pulmonary and "
     "interstitial edema.",
@@ -66,6 +64,11 @@ QUIET = [
     "No interval development of pneumothorax, large effusion or mild edema.",
     "No pneumothorax with the chest tube in place.",
     "No focal consolidation, with mild bibasilar atelectasis.",
+    # a denial's own wording, and comparisons
+    "No patchy or confluent consolidation.",
+    "No confluent consolidation.",
+    "No worsening pulmonary edema.",
+    "No increasing pleural effusion.",
 ]
 
 
