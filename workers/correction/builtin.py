@@ -48,6 +48,7 @@ from workers.judge.checks import (
     UNSUPPORTED,
     Issue,
 )
+from workers.judge.denials import finding_counts, plain_denial
 from workers.library.slots import slot_fills
 from workers.library.stats import tokenize, tokens_of
 from workers.nlp import extract_findings, harm_of
@@ -68,6 +69,7 @@ DETECT_THRESHOLD = 0.5
 DISJUNCTION = "disjunction"
 DENIAL_SHAPE = "denial_shape"
 AFFIRMATION_SHAPE = "affirmation_shape"
+NEVER_DENIED = "never_denied"
 COMPARATIVE = "comparative"
 
 _HEDGE_RE = re.compile(r"\b(?:may|might|could|possibl\w*|probabl\w*|likely|versus|vs|"
@@ -134,10 +136,22 @@ def disjunction_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
         if _HEDGE_RE.search(sentence):
             continue
         names = ", ".join(dict.fromkeys(f.text.lower() or f.observation for f in stated))
-        out.append((i, Signal(DISJUNCTION, 0.5,
+        # a list of pleural or bone findings with no side, size or place is no differential
+        # of one opacity ("atelectasis or scarring in the left base"): each of them, if there,
+        # would be placed ("Pneumothorax or appreciable pleural effusion.")
+        unplaced = all(_unplaced(f) for f in stated)
+        why = ("; pleural and bone findings that are there are given a side, a size or a place"
+               if unplaced else "")
+        out.append((i, Signal(DISJUNCTION, 0.6 if unplaced else 0.5,
                               f"The sentence affirms a list joined by 'or' ({names}), the "
-                              "shape of a denial that lost its 'no'.")))
+                              f"shape of a denial that lost its 'no'{why}.")))
     return out
+
+
+def _unplaced(f) -> bool:
+    """A pleural or bone finding stated with no side, size or place."""
+    return (f.category in _PLACED_CATEGORIES and f.laterality is None and f.severity is None
+            and f.location is None)
 
 
 # Words reports use to deny a finding, hardly ever to state one: "no definite pneumothorax",
@@ -151,6 +165,12 @@ _SENSITIVITY_CAVEAT_RE = re.compile(r"\bsensitivity\s+(?:to|for)\s+(?:detect\w*|
                                     re.IGNORECASE)
 
 
+# a denial given as an example of what the sentence said before ("..., notably no
+# pneumothorax"): it exemplifies a denial ("No acute process, specifically no ...")
+_DENIED_EXAMPLE_RE = re.compile(r",\s*(notably|specifically|in particular|namely|particularly)"
+                                r"\s+(?:no|without)\b", re.IGNORECASE)
+
+
 # "Pneumothorax is identified.", "There are pneumothoraces.", "Displaced fractures are
 # demonstrated.": the whole sentence is a finding and a verb of seeing, nothing else
 _BARE_RE = re.compile(r"^\s*(?:there\s+(?:is|are)\s+)?(?P<finding>[\w\s-]+?)\s*"
@@ -161,17 +181,27 @@ _BARE_RE = re.compile(r"^\s*(?:there\s+(?:is|are)\s+)?(?P<finding>[\w\s-]+?)\s*"
 _PLACED_CATEGORIES = frozenset({"Pleura", "Musculoskeletal"})
 
 
+# what comes before a colon is a heading ("AP chest compared to ___: There is pneumothorax.")
+_HEADING_RE = re.compile(r"^[^:]*:\s*")
+
+
 def _bare_placed_finding(text: str, stated) -> bool:
     """One pleural or bone finding stated present with no side, size or place, in a sentence
-    of nothing but it and a verb of seeing."""
-    m = _BARE_RE.match(text)
-    # a noun alone ("Pleural effusions." in a list of impressions) says too little
-    if len(stated) != 1 or not m or m.group(0).strip().rstrip(".").strip().lower() == \
-            m.group("finding").strip().lower():
+    of nothing but it and a verb of seeing; or with "large", the size denials name ("no large
+    effusion") and the one a report never leaves without a side ("Large pneumothorax is
+    detected.")."""
+    if len(stated) != 1:
         return False
     f = stated[0]
-    return (f.category in _PLACED_CATEGORIES and f.laterality is None and f.severity is None
-            and f.location is None)
+    text = _HEADING_RE.sub("", text)
+    m = _BARE_RE.match(text)
+    if not m or f.category not in _PLACED_CATEGORIES or f.laterality is not None \
+            or f.location is not None:
+        return False
+    if f.severity is not None:
+        return f.severity.lower() == "large"
+    # a noun alone ("Pleural effusions." in a list of impressions) says too little
+    return m.group(0).strip().rstrip(".").strip().lower() != m.group("finding").strip().lower()
 
 
 def denial_shape_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
@@ -181,6 +211,15 @@ def denial_shape_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
     out = []
     for i in ctx.image_sentences:
         sentence = ctx.sentence(i)
+        example = _DENIED_EXAMPLE_RE.search(sentence.text)
+        if example and not negation_count(tokens_of(sentence.text[:example.start()])):
+            out.append((i, Signal(DENIAL_SHAPE, 0.6,
+                                  f"The sentence gives a denial ('{example.group(1)} no …') as "
+                                  "an example of what it affirms; an example of an affirmation "
+                                  "cannot be a denial ('There is no evidence of complications, "
+                                  "notably no pneumothorax'): the shape of a denial that lost "
+                                  "its 'no'.")))
+            continue
         # conditions only: "evidence of prior vertebroplasty" states a procedure's trace
         stated = [f for f in ctx.findings.get(i, []) if f.status == PRESENT and not f.implied
                   and f.labels and "Support Devices" not in f.labels]
@@ -235,6 +274,7 @@ _CAUSE_RE = re.compile(r"^(?:[\w-]+\s+){0,8}?(?:(?:which|that)\s+(?:may|might|co
 _CLAUSE_END_RE = re.compile(r";|,\s*(?:although|but|however|though)\b|\s(?:although|but)\s",
                             re.IGNORECASE)
 _DENIED_BY_RE = re.compile(r"\b(?:no|without)\s+(?:[\w-]+\s+){0,4}$", re.IGNORECASE)
+_DENIED_FAR_RE = re.compile(r"\b(?:no|without)\s+(?:[\w-]+\s+){5,9}$", re.IGNORECASE)
 
 
 def _present_only_words(tail: str) -> str | None:
@@ -248,10 +288,100 @@ def _present_only_words(tail: str) -> str | None:
     return None
 
 
+# A denial stated after the finding ("Aortic calcifications are not seen.")
+_DENIED_AFTER_RE = re.compile(r"^(?:[\w-]+\s+){0,5}?(?:is|are)\s+not\s+(?:[\w-]+\s+)?"
+                              r"(?:seen|demonstrated|noted|present|identified|visualized|"
+                              r"appreciated|detected)\b", re.IGNORECASE)
+# What a denial's own words may not say of the denied finding, since only a finding that is
+# there has it: a grade below the largest ("No mild to moderate cardiomegaly"; a denial names
+# at most the size it rules out: "no large effusion", "no moderate or large", "no more than
+# mild"), a count or a numbered rib ("Multiple rib fractures ... are not seen", "No displaced
+# right 7th rib fracture", "No multilevel degenerative changes"), a distribution ("left
+# greater than right", "with a central predominance"), or a verb of persistence inside the
+# mention ("No cardiac silhouette remains enlarged"). On the correct reports of the dev sets a
+# graded denial comes only with "resolved" / "resolution of" (a finding that was there).
+_GRADE_RE = re.compile(r"\b(?:mild|mildly|minimal|minimally|small|trace|tiny|slight|"
+                       r"slightly|borderline|moderate|moderately)\b", re.IGNORECASE)
+_UPPER_GRADE_RE = re.compile(r"\b(?:large|larger|significant|substantial|more\s+than|"
+                             r"greater\s+than|or)\b", re.IGNORECASE)
+_COUNT_RE = re.compile(r"\b(?:multiple|several|numerous|multilevel|\d+(?:st|nd|rd|th)|"
+                       r"(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
+                       r"eleventh|twelfth)\s+rib)\b", re.IGNORECASE)
+_DISTRIBUTION_RE = re.compile(r"\b(?:(?:left|right)\s+(?:greater|more)\s+than\s+"
+                              r"(?:left|right)|predominan(?:ce|t|tly))\b", re.IGNORECASE)
+_PHRASE_START_RE = re.compile(r"[,;:]|\b(?:and|but|or|is|are|was|were|has|have|with|of)\b",
+                              re.IGNORECASE)
+_PERSISTS_RE = re.compile(r"\b(?:remains?|persists?)\b", re.IGNORECASE)
+# in the words between "no" and the finding: a spread over both sides ("No bilateral pleural
+# effusions": a denial rules a finding out on either side without spreading it) or a texture
+# ("heterogeneous"). Not "patchy" or "confluent" ("no patchy or confluent consolidation" is a
+# denial's own wording), nor a course: "no worsening edema" compares, as "no new" does.
+_PREMODIFIER_RE = {
+    "a distribution": re.compile(r"\b(?:bilateral|bibasilar|bibasal|biapical)\b", re.I),
+    "an appearance": re.compile(r"\b(?:heterogeneous)\b", re.I),
+}
+
+
+def _grade(premodifier: str) -> str | None:
+    grade = _GRADE_RE.search(premodifier)
+    if grade and not _UPPER_GRADE_RE.search(premodifier):
+        return f"a grade ('{grade.group().lower()}'; a denial names at most the size it " \
+               "rules out, as in 'no large effusion')"
+    return None
+
+
+_AND_OR_BEFORE_RE = re.compile(r"\b(?:no|without)\s+(?:[\w-]+\s+){1,4}and/or\s+$", re.I)
+
+
+def _readings(before: str, clause_tail: str) -> str | None:
+    """Two readings weighed with "and/or" ("no underlying collapse and/or consolidation"):
+    what a thing that is there may be; a denial rules both out with "or"."""
+    if re.match(r"and/or\b", clause_tail, re.IGNORECASE) or _AND_OR_BEFORE_RE.search(before):
+        return "two readings weighed with 'and/or', as of a thing that is there"
+    return None
+
+
+def _companions(ctx: ReportContext, index: int, f, clause_tail: str, clause_end: int
+                ) -> str | None:
+    """Findings the sentence states present and attaches to the denied one with "with" ("No
+    cardiomegaly with retrocardiac atelectasis and a small left pleural effusion."): a
+    finding that is not there comes with nothing."""
+    if not re.match(r"with\s", clause_tail):
+        return None
+    # conditions only: "No pneumothorax with the chest tube in place" says where a device is
+    stated = [g for g in ctx.findings.get(index, []) if g.status == PRESENT and not g.implied
+              and f.end < g.start < clause_end and g.labels
+              and "Support Devices" not in g.labels]
+    if not stated:
+        return None
+    return f"what comes with it ('{stated[0].text or stated[0].observation}')"
+
+
+def _present_only_attributes(premodifier: str, mention: str, tail: str) -> str | None:
+    """What the denied mention itself, or the words that qualify it, say that only a finding
+    that is there has."""
+    grade = _grade(premodifier)
+    if grade:
+        return grade
+    count = _COUNT_RE.search(premodifier)
+    if count:
+        return f"a count or a numbered place ('{count.group().lower()}')"
+    spread = _DISTRIBUTION_RE.search(premodifier) or _DISTRIBUTION_RE.search(tail)
+    if spread:
+        return f"a distribution ('{spread.group().lower()}')"
+    for what, pattern in _PREMODIFIER_RE.items():
+        word = pattern.search(premodifier)
+        if word:
+            return f"{what} ('{word.group().lower()}')"
+    if _PERSISTS_RE.search(mention):
+        return "persistence ('remains', 'persists')"
+    return None
+
+
 def affirmation_shape_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
     """Denials worded as reports word a present finding: the finding denied ("no X",
-    "without X") and then given a position, a change since a prior exam or a cause, which
-    only a finding that is there has."""
+    "without X", "X is not seen") and then given a position, a change since a prior exam or a
+    cause, or a grade, a count or a distribution, which only a finding that is there has."""
     out = []
     for i in ctx.image_sentences:
         sentence = ctx.sentence(i)
@@ -259,18 +389,78 @@ def affirmation_shape_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
             if f.status != ABSENT or f.implied:
                 continue
             before = sentence.text[:f.start - sentence.start]
-            if not _DENIED_BY_RE.search(before):
-                continue
-            tail = sentence.text[f.end - sentence.start:].lstrip()
+            after = sentence.text[f.end - sentence.start:]
+            tail = after.lstrip()
             cut = _CLAUSE_END_RE.search(tail)
-            what = _present_only_words(tail[:cut.start()] if cut else tail)
+            clause_tail = tail[:cut.start()] if cut else tail
+            clause_end = f.end + len(after) - len(tail) + len(clause_tail)
+            denied = _DENIED_BY_RE.search(before)
+            far = None if denied else _DENIED_FAR_RE.search(before)
+            verb, cue = "then says", "no"
+            readings = _readings(before, clause_tail)
+            if readings:
+                what = readings
+            elif denied:
+                # the words between the "no" and the finding
+                premodifier = re.sub(r"^\w+\s+", "", denied.group())
+                what = (_present_only_words(clause_tail)
+                        or _companions(ctx, i, f, clause_tail, clause_end))
+                if what is None:
+                    verb = "gives it"
+                    what = _present_only_attributes(premodifier, f.text, clause_tail)
+            elif far:
+                # further from its "no" ("no interval appearance of mild to moderate ...
+                # edema"), only a grade is read: the words between may name other things
+                verb = "gives it"
+                what = _grade(re.sub(r"^\w+\s+", "", far.group()))
+            elif _DENIED_AFTER_RE.search(clause_tail):
+                # the words of its noun phrase before the finding
+                premodifier = _PHRASE_START_RE.split(before)[-1]
+                verb, cue = "gives it", "not"
+                what = _present_only_attributes(premodifier, f.text, "")
+            else:
+                continue
             if what is None:
                 continue
             name = f.text or f.observation
             out.append((i, Signal(AFFIRMATION_SHAPE, 0.6,
-                                  f"The sentence denies {name} and then says {what}, which "
+                                  f"The sentence denies {name} and {verb} {what}, which "
                                   "only a finding that is there has: the shape of a statement "
-                                  "that gained a 'no'.")))
+                                  f"that gained a '{cue}'.")))
+            break
+    return out
+
+
+def never_denied_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
+    """Plain denials of a finding the library states many times and never denies
+    (workers.judge.denials): reports leave such a finding out when it is not there."""
+    if ctx.library is None or not len(ctx.library):
+        return []
+    counts = finding_counts(ctx.library)
+    out = []
+    for i in ctx.image_sentences:
+        named = {f.observation for f in ctx.findings.get(i, []) if not f.implied}
+        # a finding denied in a list ("No consolidation, atelectasis or infiltrate.") or beside
+        # another it is told apart from ("Calcification is seen ... a calcified lymph node is
+        # not identified") is a deliberate checklist or contrast: only a denial of one finding
+        # alone has the shape
+        if len(named) != 1:
+            continue
+        for f in ctx.findings.get(i, []):
+            # a device's absence is news after its removal ("No central line."), not a habit
+            if f.status != ABSENT or f.implied or not plain_denial(f.cue) \
+                    or "Support Devices" in f.labels:
+                continue
+            stated = counts.never_denied(f.observation, ctx.exclude)
+            if not stated:
+                continue
+            name = f.text or f.observation
+            out.append((i, Signal(NEVER_DENIED, 0.6,
+                                  f"The sentence denies {name}, which the reference reports "
+                                  f"state {stated} times and never deny on its own: reports "
+                                  "name it when it is there and leave it out when it is not, "
+                                  "so a denial of it is the shape of a statement that gained "
+                                  "a 'no'.")))
             break
     return out
 
@@ -290,7 +480,8 @@ def score_sentences(ctx: ReportContext, issues: list[Issue]) -> list[SentenceSco
         scores.setdefault(issue.sentence, SentenceScore(issue.sentence)).signals.append(
             Signal(issue.rule, issue.confidence, issue.explanation, issue))
     for index, signal in (disjunction_signals(ctx) + denial_shape_signals(ctx)
-                          + affirmation_shape_signals(ctx) + comparison_signals(ctx)):
+                          + affirmation_shape_signals(ctx) + never_denied_signals(ctx)
+                          + comparison_signals(ctx)):
         scores.setdefault(index, SentenceScore(index)).signals.append(signal)
     return sorted(scores.values(), key=lambda s: (-s.score, s.index))
 
@@ -513,7 +704,7 @@ def _candidate(ctx: ReportContext, scored: SentenceScore) -> tuple[Fix, Signal |
             if swapped:
                 return Fix(swapped, "sides", "left and right swapped"), signal
         if signal.kind in (CONTRADICTION, IMPRESSION_VS_FINDINGS, UNSUPPORTED, DISJUNCTION,
-                           DENIAL_SHAPE, AFFIRMATION_SHAPE):
+                           DENIAL_SHAPE, AFFIRMATION_SHAPE, NEVER_DENIED):
             deny = _states_present(ctx, index, issue)
             fix = _polarity_fix(ctx, index, deny)
             if fix:
@@ -672,4 +863,4 @@ def confidence_band(score: float) -> float:
 
 __all__ = ["DETECT_THRESHOLD", "Fix", "SentenceScore", "Signal", "affirmation_shape_signals",
            "correct_sentence", "denial_shape_signals", "disjunction_signals", "harm_for",
-           "readings_for", "score_sentences"]
+           "never_denied_signals", "readings_for", "score_sentences"]

@@ -31,6 +31,7 @@ import math
 import re
 from dataclasses import dataclass
 
+from workers.judge.denials import MIN_STATED, finding_counts
 from workers.library.slots import slot_fills
 from workers.library.stats import tokens_of
 from workers.nlp import harm_of
@@ -362,6 +363,95 @@ def laterality_conflicts(ctx: ReportContext) -> list[Issue]:
     return issues
 
 
+# words with which an impression rules out, on the whole, what the findings leave open ("no
+# definite pneumothorax", "no new consolidation", "no acute process")
+_DENIAL_SOFTENER_RE = re.compile(r"\b(?:definite|definitely|convincing|appreciable|evidence|"
+                                 r"significant|obvious|large|new|other|acute|focal|"
+                                 r"substantial|frank|overt)\b", re.IGNORECASE)
+
+
+def _excerpt(text: str, limit: int = 90) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 1].rsplit(" ", 1)[0] + "…"
+
+
+def denied_possibilities(ctx: ReportContext) -> list[Issue]:
+    """The IMPRESSION denies outright ("No basilar right pneumothorax.") a finding the FINDINGS
+    raise as possible ("may represent localized basilar pneumothorax"): a summary that rules
+    out what the findings leave open says how ("no definite ..."). The impression's denial is
+    the doubted sentence; the findings' possibility is the related one. None of the correct
+    dev reports does it."""
+    possible: dict[str, tuple[int, Finding]] = {}
+    for i in ctx.image_sentences:
+        if ctx.sentence(i).section != "findings":
+            continue
+        for f in ctx.findings.get(i, []):
+            if f.status == UNCERTAIN and not f.implied:
+                possible.setdefault(f.observation, (i, f))
+    issues = []
+    for i in ctx.image_sentences:
+        sentence = ctx.sentence(i)
+        if sentence.section != "impression" or not possible:
+            continue
+        for f in ctx.findings.get(i, []):
+            if f.status != ABSENT or f.implied or f.observation not in possible \
+                    or not f.cue or not re.search(r"\bno\b", f.cue, re.IGNORECASE):
+                continue
+            if _DENIAL_SOFTENER_RE.search(sentence.text[:f.start - sentence.start]):
+                continue
+            j, g = possible[f.observation]
+            if not _sides_overlap(f.laterality, g.laterality):
+                continue
+            issues.append(Issue(
+                IMPRESSION_VS_FINDINGS, i, 0.6, harm_of(g.observation, PRESENT),
+                f"{_wording(f)} is denied outright here, but sentence {j + 1}, in the "
+                f"findings, raises it as possible (“{_excerpt(ctx.sentence(j).text)}”); an "
+                "impression that rules out what the findings leave open says how ('no "
+                "definite ...').",
+                f"denied vs possible ({g.observation})", j, f.observation, f.text or None,
+                f.start - sentence.start, f.end - sentence.start))
+            break
+    return issues
+
+
+# Sides the chest's anatomy does not have: the left lung has no middle lobe (the lingula is
+# its counterpart), the right lung no lingula, the minor fissure is the right lung's, and the
+# lung behind the heart ("retrocardiac") is the left lower lobe. None of these is written in
+# the 1,371 correct reports of the dev sets.
+_NO_SUCH_SIDE = [
+    (re.compile(r"\bleft\s+middle\b(?=(?:[\s-]+[\w]+){0,3}?[\s-]+lobes?\b)", re.I),
+     "the left lung has no middle lobe"),
+    (re.compile(r"\bright(?:[\s-]+sided)?\s+lingul(?:a|ar)\b", re.I),
+     "the right lung has no lingula"),
+    (re.compile(r"\bleft\s+(?:minor|horizontal)\s+fissure\b", re.I),
+     "the minor fissure is the right lung's"),
+    (re.compile(r"\bright(?:[\s-]+sided)?\s+retrocardiac\b", re.I),
+     "the lung behind the heart is the left lower lobe"),
+]
+
+
+def anatomy_sides(ctx: ReportContext) -> list[Issue]:
+    """A side the named part of the chest does not have ("left middle lobe", "right
+    retrocardiac consolidation"): one of the two words is wrong, and a swapped side is the
+    commoner slip."""
+    issues = []
+    for i in ctx.image_sentences:
+        text = ctx.sentence(i).text
+        for pattern, why in _NO_SUCH_SIDE:
+            m = pattern.search(text)
+            if m is None:
+                continue
+            findings = [f for f in ctx.findings.get(i, []) if not f.implied]
+            observation = findings[0].observation if findings else None
+            harm = harm_of(observation, findings[0].status) if findings else Harm.LOW
+            issues.append(Issue(LATERALITY, i, 0.65, harm,
+                                f"'{m.group()}' names a side that part of the chest does not "
+                                f"have: {why}.", f"anatomy: {m.group().lower()}", None,
+                                observation, m.group(), m.start(), m.end()))
+            break
+    return issues
+
+
 _ADVICE_RE = re.compile(r"\b(?:correlat\w*|recommend\w*|follow-?up|advis\w*|"
                         r"further evaluation|could be performed|would be helpful)\b",
                         re.IGNORECASE)
@@ -539,6 +629,25 @@ def _unfamiliar_fill(ctx: ReportContext, index: int, term) -> tuple[int, str, bo
     return 0, "", False
 
 
+def _usual_polarity_elsewhere(ctx: ReportContext, index: int) -> bool:
+    """Whether the library, in whatever words, states the sentence's one finding in the
+    sentence's polarity at least as often as in the other ("Cardiac enlargement.": the IU
+    library never writes that sentence, but states cardiomegaly 144 times and denies it 3):
+    then the sentence's own wording is a habit of style, not a sign of its polarity."""
+    if ctx.library is None or not len(ctx.library):
+        return False
+    findings = [f for f in ctx.findings.get(index, []) if not f.implied]
+    if len({f.observation for f in findings}) != 1 or len({f.status for f in findings}) != 1:
+        return False
+    f = findings[0]
+    if f.status not in (PRESENT, ABSENT):
+        return False
+    counts = finding_counts(ctx.library)
+    other = ABSENT if f.status == PRESENT else PRESENT
+    own = counts.times(f.observation, f.status, ctx.exclude)
+    return own >= MIN_STATED and own >= counts.times(f.observation, other, ctx.exclude)
+
+
 def _polarity_issue(ctx: ReportContext, index: int) -> Issue | None:
     """The library writes the sentence (or its content words) with the other polarity, and
     not (or seldom) as written."""
@@ -556,6 +665,8 @@ def _polarity_issue(ctx: ReportContext, index: int) -> Issue | None:
     affirmed = _affirmed_findings(ctx, index)
     if affirmed and all(ctx.internal_support(index, f) for f in affirmed):
         confidence *= 0.5  # another sentence of the report says the same
+    elif _usual_polarity_elsewhere(ctx, index):
+        confidence *= 0.5
     findings = [f for f in ctx.findings.get(index, []) if not f.implied] or \
         ctx.findings.get(index, [])
     observation = findings[0].observation if findings else None
@@ -572,4 +683,5 @@ def _polarity_issue(ctx: ReportContext, index: int) -> Issue | None:
 def run_checks(ctx: ReportContext) -> list[Issue]:
     """Every check, in rule order."""
     return (contradictions(ctx) + self_denials(ctx) + unnamed_acute(ctx)
-            + laterality_conflicts(ctx) + out_of_domain(ctx) + unsupported_by_library(ctx))
+            + denied_possibilities(ctx) + laterality_conflicts(ctx) + anatomy_sides(ctx)
+            + out_of_domain(ctx) + unsupported_by_library(ctx))

@@ -17,6 +17,25 @@ CAUGHT = [
     "compared to prior.",
     "There is no left base opacity which may represent atelectasis.",
     "No hyperinflation due to mild emphysema.",
+    # a grade, a count or numbered place, a distribution, persistence: only what is there
+    "Mild to moderate cardiomegaly is not demonstrated.",
+    "No displaced right 7th rib fracture.",
+    "Multiple rib fractures on the right side are not seen.",
+    "No multilevel degenerative changes in the thoracic spine.",
+    "Left greater than right small bilateral pleural effusions are not seen.",
+    "There continue to be bilateral layering effusions without associated patchy opacities, "
+    "left greater than right, likely reflecting atelectasis.",
+    "There are no diffuse bilateral airspace opacities with a central predominance.",
+    "No cardiac silhouette remains enlarged.",
+    # a spread over both sides, an appearance, a course, between the "no" and the finding
+    "No bilateral pleural effusions.",
+    "No heterogeneous opacification in the periphery.",
+    # a grade further from its "no"; findings that come with the denied one
+    "In addition, there is no interval appearance of mild to moderate pulmonary and "
+    "interstitial edema.",
+    "No cardiomegaly with retrocardiac atelectasis and a small left pleural effusion.",
+    # two readings weighed with "and/or"
+    "There is no underlying collapse and/or consolidation.",
 ]
 QUIET = [
     "No pneumothorax.",
@@ -29,6 +48,27 @@ QUIET = [
     "There is no definite right apical pneumothorax, although there is some lucency at the "
     "right base which would raise the possibility of a basilar pneumothorax.",
     "No pleural effusion or pneumothorax.",
+    # the size a denial rules out, a finding that has gone, plain denials after the finding
+    "No large pneumothorax.",
+    "No moderate or large pleural effusion.",
+    "No more than mild pulmonary edema.",
+    "Previously noted small left pleural effusion appears resolved.",
+    "Minimal subsegmental atelectasis at the left base otherwise negative for focal confluent "
+    "airspace disease.",
+    "Pneumothorax is not seen.",
+    "Displaced rib fractures are not seen.",
+    "No pleural effusions are present bilaterally.",
+    "No focal consolidation is seen in either lung.",
+    "The patchy opacity at the left base has resolved and the pleural effusion is not seen.",
+    "Bilateral pleural effusions have resolved.",
+    "No interval development of pneumothorax, large effusion or mild edema.",
+    "No pneumothorax with the chest tube in place.",
+    "No focal consolidation, with mild bibasilar atelectasis.",
+    # a denial's own wording, and comparisons
+    "No patchy or confluent consolidation.",
+    "No confluent consolidation.",
+    "No worsening pulmonary edema.",
+    "No increasing pleural effusion.",
 ]
 
 

@@ -2,6 +2,7 @@
 import pytest
 
 from tests.workers.library.fakes import REFERENCE_REPORTS, make_library
+from workers.correction import correct
 from workers.judge import ReportContext, judge
 from workers.judge.checks import (
     contradictions,
@@ -231,3 +232,69 @@ def test_a_library_that_names_the_organ_does_not_name_the_disease():
                                 "inflammatory bowel disease, with a prominent left hilum.",
                                 library))
     assert issue.confidence == 0.85 and "no library report names it" in issue.explanation
+
+
+def test_a_wording_the_library_lacks_weighs_less_when_it_states_the_finding_that_way():
+    # the library writes "Negative for cardiac enlargement." and never "Cardiac enlargement.";
+    # with many other reports that state cardiomegaly in other words, that is a habit of
+    # wording, not a sign that the sentence lost its denial
+    denials = [(f"neg-{n}", "FINDINGS: Negative for cardiac enlargement. No pneumothorax.")
+               for n in range(3)]
+    states = [(f"pos-{n}", "FINDINGS: Cardiomegaly is present. No pneumothorax.")
+              for n in range(12)]
+    text = "FINDINGS: No pneumothorax. Cardiac enlargement."
+    [alone] = unsupported_by_library(ctx(text, make_library(denials)))
+    [usual] = unsupported_by_library(ctx(text, make_library(denials + states)))
+    assert alone.sentence == usual.sentence == 1
+    assert usual.confidence == pytest.approx(alone.confidence / 2, abs=0.002)
+
+
+@pytest.mark.parametrize("text", [
+    "Severe left middle and lower lobe atelectasis has not improved.",
+    "Right retrocardiac consolidation unchanged, likely atelectasis.",
+    "Opacity in the right lingula.",
+    "Fluid tracks along the left minor fissure.",
+])
+def test_a_side_the_chest_does_not_have_is_a_laterality_issue(text):
+    [issue] = [i for i in run_checks(ctx("FINDINGS: Heart size is normal. " + text))
+               if i.rule == "laterality"]
+    assert issue.sentence == 1 and issue.related is None
+    assert "does not have" in issue.explanation
+
+
+@pytest.mark.parametrize("text", [
+    "Severe right middle and lower lobe atelectasis has not improved.",
+    "Retrocardiac consolidation, likely atelectasis.",
+    "Opacity in the lingula and the right middle lobe.",
+    "Left mid lung opacity.",
+    "Left lower lobe and right middle lobe opacities.",
+])
+def test_sides_the_chest_has_are_not(text):
+    assert [i for i in run_checks(ctx("FINDINGS: " + text)) if i.rule == "laterality"] == []
+
+
+def test_the_fix_swaps_the_side():
+    result = correct(ctx("FINDINGS: Heart size is normal. Severe left middle and lower lobe "
+                         "atelectasis has not improved."))
+    assert result.has_error and result.sentence_index == 1
+    assert result.suggestion == "Severe right middle and lower lobe atelectasis has not improved."
+
+
+def test_an_impression_that_denies_outright_what_the_findings_raise_is_doubted():
+    report = ("FINDINGS: Linear lucency along the right heart border may represent a basilar "
+              "pneumothorax. Heart size is normal.\nIMPRESSION: No basilar right pneumothorax.")
+    [issue] = [i for i in run_checks(ctx(report)) if i.rule == "impression_vs_findings"]
+    assert issue.sentence == 2 and issue.related == 0
+    assert "raises it as possible" in issue.explanation
+
+
+@pytest.mark.parametrize("impression", [
+    "No definite pneumothorax.",
+    "No new pneumothorax.",
+    "No left pneumothorax.",
+    "No pleural effusion.",
+])
+def test_a_denial_that_says_how_or_of_something_else_is_not(impression):
+    report = ("FINDINGS: Linear lucency along the right heart border may represent a basilar "
+              "pneumothorax.\nIMPRESSION: " + impression)
+    assert [i for i in run_checks(ctx(report)) if i.rule == "impression_vs_findings"] == []
