@@ -143,11 +143,11 @@ def audit_records(records: Iterable[dict], *, library: TextLibrary | None,
                   chunk: int = CHUNK):
     """Output lines, one per record, in order.
 
-    The input's sentences are embedded in one batch first; then records go through in
-    chunks, each chunk's similar reports retrieved with one search and the explanations its
-    system combinations compare embedded in one batch (a sentence model and FAISS are many
-    times faster on a batch than on one text at a time). ``embed`` must keep the vectors it
-    made (``SentenceVectors.embed``), or the chunk's batch is thrown away.
+    The input's sentences are embedded in one batch first; then records go through the
+    detectors in chunks, each chunk's similar reports retrieved with one search; then the
+    explanations all the system combinations compare are embedded in one batch (a sentence
+    model and FAISS are many times faster on a batch than on one text at a time). ``embed``
+    must keep the vectors it made (``SentenceVectors.embed``), or that batch is thrown away.
     """
     records = list(records)
     searching = library is not None and len(library) > 0
@@ -155,20 +155,22 @@ def audit_records(records: Iterable[dict], *, library: TextLibrary | None,
         # every new sentence of the input in one batch: the model sorts a batch by length, so
         # a few long sentences do not pad many short ones (several times faster than chunks)
         library.sentence_vectors.embed([s for r in records for s in report_sentences(r["report"])])
+    audits = []
     for first in range(0, len(records), chunk):
         part = records[first:first + chunk]
         found = [None] * len(part)
         if searching:
             found = library.neighbours_many([r["report"] for r in part], k,
                                             [str(r["id"]) for r in part])
-        audits = [_audit(record, library, llm, extractor, k, neighbours)
-                  for record, neighbours in zip(part, found)]
-        # the explanations the chunk's combinations will compare, in one model call (``embed``
-        # keeps vectors: SentenceVectors.embed)
-        embed([text for audit in audits
-               for text in compared_explanations(audit.outputs(), config, sorted(
-                   s.index for s in audit.context.parsed.sentences))])
-        for offset, (record, audit) in enumerate(zip(part, audits)):
-            yield output_line(record, audit, config, embed)
-            if progress:
-                progress(first + offset + 1, len(records))
+        audits += [_audit(record, library, llm, extractor, k, neighbours)
+                   for record, neighbours in zip(part, found, strict=True)]
+    # the explanations every combination will compare, in one model call for the whole input
+    # (``embed`` keeps vectors: SentenceVectors.embed): one batch sorted by length costs the
+    # model less than one per chunk (fewer calls, less padding)
+    embed([text for audit in audits
+           for text in compared_explanations(audit.outputs(), config, sorted(
+               s.index for s in audit.context.parsed.sentences))])
+    for number, (record, audit) in enumerate(zip(records, audits, strict=True), 1):
+        yield output_line(record, audit, config, embed)
+        if progress:
+            progress(number, len(records))
