@@ -29,7 +29,7 @@ from django.db.models import (
 )
 from django.db.models.functions import Coalesce, RowNumber
 
-from radreview.studies.models import Report, Sentence, Study
+from radreview.studies.models import Report, Sentence, Study, audited_among
 from workers import types
 from workers.detectors import DETECTORS, GENERIC_TEMPLATE, builtin
 from workers.types import Harm
@@ -689,13 +689,13 @@ def study_for_answer(pk: int) -> tuple[Study, Report | None, list[SignOff]]:
     sign-off always stores its text as a final report, so the same query tells."""
     reports = list(Report.objects.filter(study=pk, kind__in=(*AUDITED_KINDS, Report.Kind.FINAL))
                    .select_related("study"))
-    kinds = {report.kind: report for report in reports}
-    report = kinds.get(Report.Kind.UPLOADED) or kinds.get(Report.Kind.CANDIDATE)
+    report = audited_among(reports)
     if report is None:
         study = study_for_review(pk)
         return study, None, list(study.signoffs.all())
+    signed = any(r.kind == Report.Kind.FINAL for r in reports)
     signoffs = list(SignOff.objects.filter(study=pk).select_related("signer", "report")
-                    .order_by("version")) if Report.Kind.FINAL in kinds else []
+                    .order_by("version")) if signed else []
     return report.study, report, signoffs
 
 

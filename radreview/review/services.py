@@ -13,6 +13,7 @@ import hashlib
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import NoReturn
 
 from django.db import transaction
 from django.db.models import Exists, F, Q
@@ -85,9 +86,17 @@ def _claim_version(study: Study, seen: int) -> int:
         review_version=F("review_version") + 1
     )
     if not won:
-        current = Study.objects.values_list("review_version", flat=True).get(pk=study.pk)
-        raise StaleVersion(seen, current, latest_change(study, current))
+        _refuse_claim(study, seen)
     return seen + 1
+
+
+def _refuse_claim(study: Study, seen: int) -> NoReturn:
+    """A claim matched nothing: ``StaleVersion`` if the version moved on, else the study was not
+    reviewable (only ``_claim_for_decision`` asks that)."""
+    current = Study.objects.values_list("review_version", flat=True).get(pk=study.pk)
+    if current != seen:
+        raise StaleVersion(seen, current, latest_change(study, current))
+    raise ReviewError(NOT_READY)
 
 
 NOT_READY = "The study is not ready for review yet (its pipeline has not finished)."
@@ -101,10 +110,7 @@ def _claim_for_decision(study: Study, seen: int) -> int:
         pk=study.pk, review_version=seen, status__in=selectors.REVIEWABLE_STATUSES
     ).update(review_version=F("review_version") + 1, status=Study.Status.READY)
     if not won:
-        current = Study.objects.values_list("review_version", flat=True).get(pk=study.pk)
-        if current != seen:  # else the version is right, so the status was not
-            raise StaleVersion(seen, current, latest_change(study, current))
-        raise ReviewError(NOT_READY)
+        _refuse_claim(study, seen)
     return seen + 1
 
 

@@ -35,12 +35,6 @@ def effective_for(sentence_id: int, excluding: int | None = None) -> Decision | 
     return decisions.order_by("-id").first()
 
 
-def current_decision(sentence_id: int) -> Decision | None:
-    """The sentence's effective decision, from its state row (no history read)."""
-    state = SentenceState.objects.filter(sentence_id=sentence_id).select_related("decision").first()
-    return state.decision if state else None
-
-
 def record(decision: Decision, effective: Decision | None, has_row: bool | None = None) -> None:
     """Update the sentence's state for a decision just appended (same transaction).
     ``has_row``: whether the sentence has its state row, when the caller read it already (the

@@ -55,9 +55,13 @@ class Study(models.Model):
     @property
     def audited_report(self):
         """The report under audit: the uploaded one if any, else the generated candidate."""
-        reports = {report.kind: report for report in self.reports.all() if report.kind in
-                   (Report.Kind.UPLOADED, Report.Kind.CANDIDATE)}
-        return reports.get(Report.Kind.UPLOADED) or reports.get(Report.Kind.CANDIDATE)
+        return audited_among(self.reports.all())
+
+
+def audited_among(reports) -> "Report | None":
+    """Which of a study's reports is under audit: the uploaded one if any, else the candidate."""
+    kinds = {report.kind: report for report in reports}
+    return kinds.get(Report.Kind.UPLOADED) or kinds.get(Report.Kind.CANDIDATE)
 
 
 def original_upload_path(image: "Image", filename: str) -> str:
