@@ -48,12 +48,12 @@ from workers.judge.checks import (
     UNSUPPORTED,
     Issue,
 )
-from workers.judge.denials import finding_counts, plain_denial
+from workers.judge.denials import finding_counts
 from workers.library.slots import slot_fills
 from workers.library.stats import tokenize, tokens_of
 from workers.nlp import extract_findings, harm_of
 from workers.nlp.findings import ABSENT, PRESENT
-from workers.nlp.polarity import negation_count
+from workers.nlp.polarity import negation_count, plain_denial
 from workers.nlp.report import ReportContext
 from workers.nlp.vocabulary import (
     CONCEPT_BY_NAME,
@@ -514,7 +514,11 @@ def _stated_elsewhere(ctx: ReportContext, index: int) -> dict[str, set[str | Non
 def _one_side(text: str) -> str | None:
     """The one side a sentence names, where the engine gave its finding none ("Numerous rib
     fractures are seen, particularly on the right"): left or right, else None."""
-    sides = {m.lastgroup for m in LATERALITY_RE.finditer(text.lower())}
+    return _only_side({m.lastgroup for m in LATERALITY_RE.finditer(text.lower())})
+
+
+def _only_side(sides: set[str]) -> str | None:
+    """"left" or "right" when it is the one side named, else None."""
     return next(iter(sides)) if len(sides) == 1 and sides <= {"left", "right"} else None
 
 
@@ -538,8 +542,8 @@ def _gap_side(sentence: str, start: int) -> str | None:
     """The side the words just before a gap give it ("Right ___ tiny if any", "left-sided
     ___"): left or right, else None."""
     before = tokenize(sentence[:start])[-3:]
-    sides = {m.lastgroup for t in before for m in [LATERALITY_RE.fullmatch(t.text)] if m}
-    return next(iter(sides)) if len(sides) == 1 and sides <= {"left", "right"} else None
+    return _only_side({m.lastgroup for t in before for m in [LATERALITY_RE.fullmatch(t.text)]
+                       if m})
 
 
 def rules_out(observation: str, sides: set[str | None] | None, gap_side: str | None) -> bool:
@@ -596,15 +600,11 @@ def _term_fix(ctx: ReportContext, index: int, issue: Issue) -> Fix | None:
                        lambda words, other: one_finding(words)
                        and not _repeats(sentence, *gap, words)
                        and not _stated_besides(ctx, index, other, _observations(words)))
-    if restored is not None and restored.source == "report" \
+    if restored is not None and restored.source in ("report", "sentence") \
             and not _repeats(sentence, restored.start, restored.end, restored.words):
         return Fix(replace_span(sentence, restored.start, restored.end, restored.words),
-                   "report_wording", restored.detail, restored.support,
+                   f"{restored.source}_wording", restored.detail, restored.support,
                    span=(restored.start, restored.end))
-    if restored is not None and restored.source == "sentence" \
-            and not _repeats(sentence, restored.start, restored.end, restored.words):
-        return Fix(replace_span(sentence, restored.start, restored.end, restored.words),
-                   "sentence_wording", restored.detail, span=(restored.start, restored.end))
     for fill in fills:
         if fill.whole:
             return library_fix(fill)

@@ -36,7 +36,7 @@ from workers.library.slots import slot_fills
 from workers.library.stats import tokens_of
 from workers.nlp import harm_of
 from workers.nlp.findings import ABSENT, PRESENT, UNCERTAIN, Finding
-from workers.nlp.polarity import assertion_at, denial_before
+from workers.nlp.polarity import assertion_at, denial_before, denied_with_no
 from workers.nlp.report import (
     BORDERLINE,
     OUT_OF_DOMAIN,
@@ -395,7 +395,7 @@ def denied_possibilities(ctx: ReportContext) -> list[Issue]:
             continue
         for f in ctx.findings.get(i, []):
             if f.status != ABSENT or f.implied or f.observation not in possible \
-                    or not f.cue or not re.search(r"\bno\b", f.cue, re.IGNORECASE):
+                    or not denied_with_no(f.cue):
                 continue
             if _DENIAL_SOFTENER_RE.search(sentence.text[:f.start - sentence.start]):
                 continue

@@ -12,7 +12,6 @@ report's own copy, so a report never vouches for itself.
 """
 from __future__ import annotations
 
-import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from weakref import WeakKeyDictionary
@@ -20,12 +19,11 @@ from weakref import WeakKeyDictionary
 from workers.library.text import TextLibrary
 from workers.nlp import extract_findings
 from workers.nlp.findings import ABSENT, PRESENT
+from workers.nlp.polarity import plain_denial
 from workers.nlp.sections import IMAGE_SECTIONS, parse_report
 
 # how often the library must state a finding before its silence on denials means something
 MIN_STATED = 10
-# a plain denial; not "removed", "resolved", "cleared" (a finding that was there and went)
-_PLAIN_DENIAL_RE = re.compile(r"\b(?:no|not|without|negative)\b", re.IGNORECASE)
 
 
 @dataclass
@@ -40,19 +38,21 @@ class FindingCounts:
 
     def times(self, observation: str, status: str, exclude: int | None = None) -> int:
         """How many times the library states (PRESENT) or denies (ABSENT) the observation."""
-        table = self.stated if status == PRESENT else self.denied
-        return sum(n for position, n in table.get(observation, Counter()).items()
-                   if position != exclude)
+        return _count(self.stated if status == PRESENT else self.denied, observation, exclude)
 
     def never_denied(self, observation: str, exclude: int | None = None) -> int:
         """How many times the library states the observation, when it never denies it (0
         when it does, or states it fewer than ``MIN_STATED`` times)."""
-        denied = self.denied_alone.get(observation, Counter())
-        if sum(n for position, n in denied.items() if position != exclude):
+        if _count(self.denied_alone, observation, exclude):
             return 0
-        stated = sum(n for position, n in self.stated.get(observation, Counter()).items()
-                     if position != exclude)
+        stated = _count(self.stated, observation, exclude)
         return stated if stated >= MIN_STATED else 0
+
+
+def _count(table: dict[str, Counter[int]], observation: str, exclude: int | None) -> int:
+    """The observation's mentions in ``table``, leaving out the report at ``exclude``."""
+    return sum(n for position, n in table.get(observation, Counter()).items()
+               if position != exclude)
 
 
 _COUNTS: WeakKeyDictionary[TextLibrary, FindingCounts] = WeakKeyDictionary()
@@ -83,9 +83,4 @@ def finding_counts(library: TextLibrary) -> FindingCounts:
     return counts
 
 
-def plain_denial(cue: str | None) -> bool:
-    """Whether a finding's cue denies it outright (not "resolved", "removed", "cleared")."""
-    return bool(cue) and bool(_PLAIN_DENIAL_RE.search(cue))
-
-
-__all__ = ["MIN_STATED", "FindingCounts", "finding_counts", "plain_denial"]
+__all__ = ["MIN_STATED", "FindingCounts", "finding_counts"]

@@ -103,6 +103,22 @@ _SCOPE = {lit: scope for lit, cat, d, scope in ctx.RADIOLOGY_RULES
           if cat == ctx.NEGATED and d == "FORWARD"}
 
 
+# Of a finding's cue (``Finding.cue``): the words that deny it outright, not a course
+# ("resolved", "removed", "cleared": a finding that was there and went).
+_PLAIN_DENIAL_RE = re.compile(r"\b(?:no|not|without|negative)\b", re.IGNORECASE)
+_NO_RE = re.compile(r"\bno\b", re.IGNORECASE)
+
+
+def plain_denial(cue: str | None) -> bool:
+    """Whether a finding's cue denies it outright (not "resolved", "removed", "cleared")."""
+    return bool(cue) and bool(_PLAIN_DENIAL_RE.search(cue))
+
+
+def denied_with_no(cue: str | None) -> bool:
+    """Whether a finding's cue is a "no" ("no", "no evidence of"), not "without" or "not"."""
+    return bool(cue) and bool(_NO_RE.search(cue))
+
+
 def denial_before(text: str, end: int) -> re.Match | None:
     """The last forward negation cue of ``text`` before ``end`` that reaches it: within its
     rule's scope in words ("not" reaches four) and not part of a look-alike ("have not
