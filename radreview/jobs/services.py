@@ -20,10 +20,14 @@ logger = logging.getLogger(__name__)
 RUN_STAGE_TASK = "workers.tasks.run_stage"
 
 
-def plan_jobs(study: Study, inputs: pipeline.StudyInputs) -> list[Job]:
-    """Create one pending job per stage the study needs, in pipeline order."""
+def plan_jobs(study: Study, inputs: pipeline.StudyInputs, *, queue_first: bool = False
+              ) -> list[Job]:
+    """Create one pending job per stage the study needs, in pipeline order; with
+    ``queue_first`` the first is created queued (no message sent: ``start_study`` sends it)."""
+    queued = {"state": Job.State.QUEUED, "queued_at": timezone.now()} if queue_first else {}
     return Job.objects.bulk_create(
-        Job(study=study, stage=stage.name, order=order, queue=stage.queue)
+        Job(study=study, stage=stage.name, order=order, queue=stage.queue,
+            **(queued if order == 0 else {}))
         for order, stage in enumerate(plan(inputs))
     )
 
@@ -75,14 +79,9 @@ def note_send_failure(job_id: int, exc: Exception) -> None:
 
 def start_study(study: Study, inputs: pipeline.StudyInputs) -> list[Job]:
     """Plan a new study's jobs with the first one already queued: one INSERT, nothing read back
-    (``plan_jobs`` then ``start_next`` is two round trips more per upload on PostgreSQL)."""
-    now = timezone.now()
-    queued = {"state": Job.State.QUEUED, "queued_at": now}
-    jobs = Job.objects.bulk_create(
-        Job(study=study, stage=stage.name, order=order, queue=stage.queue,
-            **(queued if order == 0 else {}))
-        for order, stage in enumerate(plan(inputs))
-    )
+    (planning them pending and then ``start_next`` is two round trips more per upload on
+    PostgreSQL)."""
+    jobs = plan_jobs(study, inputs, queue_first=True)
     if not jobs:
         start_next(study)  # nothing to run: ready at once
         return jobs
