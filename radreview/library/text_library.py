@@ -36,7 +36,7 @@ from workers.library import LibraryReport, read_iu_archive, read_jsonl_reports
 from workers.library.iu import ArchiveError
 from workers.library.records import RecordError
 from workers.library.text import LibraryEntry, TextLibrary
-from workers.library.vectors import SentenceVectors, report_vectors
+from workers.library.vectors import SentenceVectors, report_vectors, vector_file_stem
 from workers.pipeline import Progress, no_progress
 from workers.retrieval.index import HnswParams, VectorIndex
 
@@ -148,8 +148,7 @@ def _embedder():
 
 def sentence_store_path(embedder) -> Path:
     """Where the library's sentence vectors are kept for this embedder."""
-    name = "".join(c if c.isalnum() or c in "-_." else "_" for c in embedder.name)
-    return Path(settings.INDEX_DIR) / f"text-sentences-{name}-{embedder.dim}.npz"
+    return Path(settings.INDEX_DIR) / f"text-sentences-{vector_file_stem(embedder)}.npz"
 
 
 def library_sentences(embedder=None) -> SentenceVectors:

@@ -26,6 +26,29 @@ def resolve_device(option: str, setting: str) -> str:
     return option
 
 
+def native_bfloat16(device: str) -> bool:
+    """Whether ``device`` multiplies bfloat16 matrices in hardware: a GPU that supports it, or a
+    CPU with AVX512-BF16 or AMX. Elsewhere bfloat16 is emulated and slower than float32."""
+    import torch  # noqa: PLC0415 - defer torch
+
+    if device.startswith("cuda"):
+        with torch.cuda.device(torch.device(device).index or 0):
+            return bool(torch.cuda.is_bf16_supported())
+    # torch.cpu has no public probe for these instruction sets; absent ones mean "no"
+    probes = (getattr(torch.cpu, "_is_avx512_bf16_supported", None),
+              getattr(torch.cpu, "_is_amx_tile_supported", None))
+    return any(bool(probe()) for probe in probes if probe is not None)
+
+
+def resolve_embedding_precision(option: str, device: str) -> str:
+    """A sentence embedder's precision: 'auto' → bfloat16 where ``device`` computes it
+    natively, else float32; or 'float32' / 'bfloat16' as asked."""
+    option = (option or "auto").lower()
+    if option == "auto":
+        return "bfloat16" if native_bfloat16(device) else "float32"
+    return option
+
+
 def resolve_dtype(option: str, device: str) -> Any:
     """'auto' → bfloat16 on a GPU that supports it, float16 on an older GPU, float32 on CPU."""
     import torch  # noqa: PLC0415 - defer torch

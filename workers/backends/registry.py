@@ -64,7 +64,7 @@ log = logging.getLogger(__name__)
 
 def _builtin_embedder(spec: BackendSpec) -> Any:
     return SentenceTransformerEmbedder(builtin_model_path(), setting=spec.setting, device="cpu",
-                                       name=BUILTIN_EMBEDDER_NAME)
+                                       name=BUILTIN_EMBEDDER_NAME, precision="auto")
 
 
 def _builtin_image_encoder(spec: BackendSpec) -> Any:
@@ -95,7 +95,8 @@ def _sentence_transformers(spec: BackendSpec) -> Any:
     return SentenceTransformerEmbedder(spec.path, setting=spec.setting,
                                        device=spec.option("device"),
                                        batch_size=spec.option("batch_size"),
-                                       name=spec.option("name"))
+                                       name=spec.option("name"),
+                                       precision=spec.option("precision"))
 
 
 def _open_clip(spec: BackendSpec) -> Any:

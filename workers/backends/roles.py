@@ -94,6 +94,9 @@ class Generator(Protocol):
 class TextEmbedder(Protocol):
     name: str
     dim: int
+    #: "float32" or "bfloat16": the same model's vectors in either agree to cosine 0.9999,
+    #: but files of kept vectors are named by it so that a run reads back its own
+    precision: str
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """(len(texts), dim) float32, each row L2-normalised (cosine = dot product)."""

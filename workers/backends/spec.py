@@ -168,6 +168,8 @@ OPTIONS: dict[tuple[str, str], dict[str, Option]] = {
                               "max_image_side": Option(_int(64), 1024)},
     ("text_embedder", "sentence-transformers"): {"device": Option(_device, "cpu"),
                                                  "batch_size": Option(_int(1), 32),
+                                                 "precision": Option(_choice(
+                                                     "auto", "float32", "bfloat16"), "auto"),
                                                  "name": Option(_text)},
     ("image_encoder", "open_clip"): {"device": Option(_device, "auto"),
                                      "batch_size": Option(_int(1), 16),

@@ -30,7 +30,7 @@ from workers.jsonl import JsonlError, numbered_jsonl
 from workers.jsonl import write_jsonl as write_jsonl  # the one writer, importable from here
 from workers.library.records import RecordError, compose_report, read_jsonl_reports
 from workers.library.text import LibraryEntry, TextLibrary
-from workers.library.vectors import SentenceVectors, report_sentences
+from workers.library.vectors import SentenceVectors, report_sentences, vector_file_stem
 from workers.nlp.report import DEFAULT_NEIGHBOURS
 from workers.types import Harm
 
@@ -77,8 +77,8 @@ def reference_library(path: str | Path, sentence_vectors: SentenceVectors, *,
     cache = None
     if cache_dir is not None:
         digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
-        name = getattr(sentence_vectors.embedder, "name", "embedder").replace("/", "_")
-        cache = Path(cache_dir) / f"reference-{digest}-{name}-{sentence_vectors.dim}.npz"
+        stem = vector_file_stem(sentence_vectors.embedder)
+        cache = Path(cache_dir) / f"reference-{digest}-{stem}.npz"
         sentence_vectors.load(cache)
     before = len(sentence_vectors)
     library = TextLibrary.build(entries, sentence_vectors, progress)

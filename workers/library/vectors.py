@@ -31,6 +31,12 @@ def report_sentences(text: str) -> list[str]:
     return sentences
 
 
+def vector_file_stem(embedder: TextEmbedder) -> str:
+    """What a file of kept vectors is named after: the embedder's name, size and precision."""
+    name = "".join(c if c.isalnum() or c in "-_." else "_" for c in embedder.name)
+    return f"{name}-{embedder.dim}-{embedder.precision}"
+
+
 class SentenceVectors:
     """Sentence vectors of one embedder, each distinct text embedded once (kept in memory)."""
 

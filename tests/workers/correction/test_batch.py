@@ -51,6 +51,11 @@ def test_output_lines_in_the_scorers_format(tmp_path, reference):
     again = HashEmbedder()
     batch.reference_library(reference, SentenceVectors(again), cache_dir=cache)
     assert again.calls == []
+    # an embedder at another precision reads none of them: a run gets back its own vectors
+    other = HashEmbedder()
+    other.precision = "bfloat16"
+    batch.reference_library(reference, SentenceVectors(other), cache_dir=cache)
+    assert other.calls != []
 
 
 def test_a_bad_line_stops_the_run_naming_it_and_writes_nothing(tmp_path):

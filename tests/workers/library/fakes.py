@@ -16,6 +16,7 @@ from workers.library.vectors import SentenceVectors
 
 class HashEmbedder:
     name = "hash-embedder"
+    precision = "float32"
 
     def __init__(self, dim: int = 64):
         self.dim = dim
