@@ -9,7 +9,8 @@ What ``manage.py audit_reports --reference`` does, timed by phase:
 
 * start-up: loading the text embedder (all-MiniLM-L6-v2) and the rule engine (spaCy/medspacy);
 * library: embedding the reference file's distinct sentences (no vector cache) and counting
-  its sentences, words and phrases;
+  its sentences, words and phrases and the contexts of its finding wordings
+  (``batch.count_library``, as ``audit_reports`` does before its audit);
 * audit: every input report through correction, judge and the system combination, reports per
   second: the first pass (the engine's per-text caches empty, the reports' new sentences and
   explanations embedded) and, with ``--repeat``, further passes (caches warm); with each pass
@@ -35,16 +36,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 BENCH = ROOT.parent / "shared" / "bench"
-
-
-def clear_engine_caches() -> None:
-    from workers.nlp import entailment, findings, graph, radiographic, sections, vocabulary
-
-    for cached in (sections.parse_report, findings._cached, vocabulary.concept_mentions,
-                   findings._attributes, findings._normal_statements, findings._comparison,
-                   entailment._entail, graph._extract,
-                   radiographic._classify_terms):
-        cached.cache_clear()
 
 
 class ModelCalls:
@@ -75,6 +66,7 @@ def main() -> None:
     from workers.correction import batch
     from workers.library.vectors import SentenceVectors
     from workers.nlp import extract_findings
+    from workers.nlp.caches import clear_caches
 
     registry.configure({})
     embedder = registry.text_embedder()
@@ -85,7 +77,7 @@ def main() -> None:
     t = time.perf_counter()
     sentences = SentenceVectors(embedder)
     library = batch.reference_library(args.reference, sentences)
-    library.stats  # noqa: B018 - built on first use; timed here
+    batch.count_library(library)
     library_time = time.perf_counter() - t
     distinct = len(sentences)
 
@@ -102,7 +94,7 @@ def main() -> None:
                        model.texts, os.getloadavg()[0]))
     flagged = sum(line["has_error"] for line in lines)
 
-    clear_engine_caches()
+    clear_caches()
     tracemalloc.start()
     list(batch.audit_records(records, library=library, config=config, embed=sentences.embed))
     _, python_peak = tracemalloc.get_traced_memory()

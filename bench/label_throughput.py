@@ -35,16 +35,6 @@ sys.path.insert(0, str(ROOT))
 DEFAULT_INPUT = ROOT.parent / "shared" / "bench" / "iu_findings_dev.jsonl"
 
 
-def clear_caches() -> None:
-    from workers.nlp import entailment, findings, graph, radiographic, sections, vocabulary
-
-    for cached in (sections.parse_report, findings._cached, vocabulary.concept_mentions,
-                   findings._attributes, findings._normal_statements, findings._comparison,
-                   entailment._entail, graph._extract,
-                   radiographic._classify_terms):
-        cached.cache_clear()
-
-
 def peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
@@ -58,6 +48,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from workers.nlp.batch import compose_report, read_records
+    from workers.nlp.caches import clear_caches
 
     with open(args.input, encoding="utf-8") as f:
         reports = [compose_report(r) for r in read_records(f, args.input)]

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from workers.combine import CombinationConfig, combine, compared_explanations
+from workers.correction.restore import context_model
 from workers.correction.three_stage import DETECTOR as CORRECTION
 from workers.correction.three_stage import apply_suggestion
 from workers.detectors.text import TextAudit, audit_text
@@ -85,6 +86,14 @@ def reference_library(path: str | Path, sentence_vectors: SentenceVectors, *,
     if cache is not None and len(sentence_vectors) > before:
         sentence_vectors.save(cache, (s for e in entries for s in report_sentences(e.text)))
     return library
+
+
+def count_library(library: TextLibrary) -> None:
+    """Count now what the detectors count over the whole library (its words and phrases, the
+    restoration's context model), once per library, so that a run's first reports do not pay
+    for the library and a timed audit times the audit."""
+    library.stats  # noqa: B018 - built on first use
+    context_model(library)
 
 
 def _primary(results):

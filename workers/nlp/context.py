@@ -146,10 +146,31 @@ def assert_targets(text: str, sentence_spans: list[tuple[int, int]],
     """ConText's verdict for each target span of ``text`` (one result per target, in order)."""
     if not targets:
         return []
+    owner = [next((k for k, (start, end) in enumerate(sentence_spans)
+                   if start <= a and b <= end), None) for a, b in targets]
+    if None in owner:  # a target across sentences: read the whole text at once
+        return list(_verdicts(text, tuple(sentence_spans), tuple(targets)))
+    # A cue's scope ends at its sentence, so a verdict depends on its sentence alone, and a
+    # sentence's verdicts are kept: the correction's candidate rewrites of a report differ from
+    # it in one sentence, and only that sentence is read again.
+    results: list[Assertion] = [Assertion(None, None)] * len(targets)
+    for k in dict.fromkeys(owner):
+        start, end = sentence_spans[k]
+        mine = [i for i, o in enumerate(owner) if o == k]
+        found = _verdicts(text[start:end], ((0, end - start),),
+                          tuple((targets[i][0] - start, targets[i][1] - start) for i in mine))
+        for i, assertion in zip(mine, found):
+            results[i] = assertion
+    return results
+
+
+@lru_cache(maxsize=32768)
+def _verdicts(text: str, sentence_spans: tuple[tuple[int, int], ...],
+              targets: tuple[tuple[int, int], ...]) -> tuple[Assertion, ...]:
     nlp, context = pipeline()
     doc = nlp.make_doc(text)
     if len(doc) < 2:
-        return [Assertion(None, None) for _ in targets]
+        return tuple(Assertion(None, None) for _ in targets)
     starts = {0}
     for start, _ in sentence_spans:
         span = doc.char_span(start, start + 1, alignment_mode="expand")
@@ -182,4 +203,4 @@ def assert_targets(text: str, sentence_spans: list[tuple[int, int]],
         cues = nearest.get((span.start, span.end))
         if cues:
             results[k] = _resolve(cues)
-    return results
+    return tuple(results)

@@ -1,7 +1,7 @@
 """Negation and uncertainty: every cue family of workers/nlp/context.py on real wording."""
 import pytest
 
-from workers.nlp.context import HISTORICAL, RULES_FILE, load_rules, rule_conflicts
+from workers.nlp.context import HISTORICAL, RULES_FILE, _verdicts, load_rules, rule_conflicts
 from workers.nlp.findings import extract_findings
 
 
@@ -127,3 +127,21 @@ def test_rules_are_a_data_file_with_a_source_per_rule(tmp_path):
     bad.write_text("literal\tcategory\n")
     with pytest.raises(ValueError, match=r"rules.tsv:1: header"):
         load_rules(bad)
+
+
+def test_a_cue_between_sentences_reaches_no_sentence():
+    """Header text outside every sentence ("COMPARISONS: None.") negates nothing: the history's
+    pneumonia stays stated, as each sentence is read on its own."""
+    text = ("FINAL REPORT\nCHEST RADIOGRAPHS\n\nHISTORY: Shortness of breath and right lower "
+            "lobe pneumonia.\n\nCOMPARISONS: None.\n\nFINDINGS:\nThere is no pleural effusion.")
+    status = {f.observation: f.status for f in extract_findings(text)}
+    assert status == {"pneumonia": "present", "pleural effusion": "absent"}
+
+
+def test_a_sentence_read_once_answers_every_report_that_holds_it():
+    """A report and its one-sentence rewrite share the verdicts of their common sentences."""
+    _verdicts.cache_clear()
+    extract_findings("FINDINGS: No pneumothorax. Small left effusion.")
+    read = _verdicts.cache_info().misses
+    extract_findings("FINDINGS: No pneumothorax. Small right effusion.")
+    assert _verdicts.cache_info().misses == read + 1

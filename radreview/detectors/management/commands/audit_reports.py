@@ -77,7 +77,7 @@ class Command(BaseCommand):
             config = CombinationConfig(order=tuple(DETECTORS))
         embed = library.sentence_vectors.embed
         # counted and loaded now, so that the audit's figures are the audit's
-        library.stats  # noqa: B018
+        batch.count_library(library)
         extract_findings("No pneumothorax.")  # the rule engine loads spaCy on first use
         auditing = time.monotonic()
         with tqdm(total=len(records), desc="Auditing", unit="report", file=self.stderr._out,
