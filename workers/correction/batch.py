@@ -29,6 +29,7 @@ from workers.correction.three_stage import apply_suggestion
 from workers.detectors.text import TextAudit, audit_text
 from workers.jsonl import JsonlError, numbered_jsonl
 from workers.jsonl import write_jsonl as write_jsonl  # the one writer, importable from here
+from workers.judge.denials import finding_counts
 from workers.library.records import RecordError, compose_report, read_jsonl_reports
 from workers.library.text import LibraryEntry, TextLibrary
 from workers.library.vectors import SentenceVectors, report_sentences, vector_file_stem
@@ -90,10 +91,11 @@ def reference_library(path: str | Path, sentence_vectors: SentenceVectors, *,
 
 def count_library(library: TextLibrary) -> None:
     """Count now what the detectors count over the whole library (its words and phrases, the
-    restoration's context model), once per library, so that a run's first reports do not pay
-    for the library and a timed audit times the audit."""
+    restoration's context model, the findings it states and denies), once per library, so
+    that a run's first reports do not pay for the library and a timed audit times the audit."""
     library.stats  # noqa: B018 - built on first use
     context_model(library)
+    finding_counts(library)
 
 
 def _primary(results):

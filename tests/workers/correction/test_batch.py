@@ -5,7 +5,8 @@ import pytest
 
 from tests.workers.library.fakes import REFERENCE_REPORTS, HashEmbedder, make_library
 from workers.combine import CombinationConfig
-from workers.correction import batch
+from workers.correction import batch, restore
+from workers.judge import denials
 from workers.library.records import RecordError
 from workers.library.vectors import SentenceVectors
 
@@ -104,3 +105,16 @@ def test_a_chunk_embeds_its_combinations_explanations_in_one_call():
     assert len({d["sources"][0]["explanation"] for d in aligned}) >= 3
     # the input's new sentences, then the explanations the chunk's combinations compare
     assert len(embedder.calls) - before == 2
+
+
+def test_the_library_is_counted_before_the_first_report():
+    """What the detectors count over the whole library is counted once, by count_library, and
+    the audit then reads those very counts."""
+    library = make_library()
+    batch.count_library(library)
+    counts, model, stats = denials._COUNTS[library], restore._MODELS[library], library.stats
+    list(batch.audit_records([{"id": "a", "report": "FINDINGS: No pneumothorax."}],
+                             library=library, config=CombinationConfig(),
+                             embed=library.sentence_vectors.embed))
+    assert denials.finding_counts(library) is counts
+    assert restore.context_model(library) is model and library.stats is stats
