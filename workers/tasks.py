@@ -12,7 +12,7 @@ from radreview.studies.services import orphans
 
 @shared_task(name="workers.tasks.run_stage", acks_late=True, ignore_result=True)
 def run_stage(job_id: int) -> None:
-    runner.run_job(job_id)
+    runner.run_chain(job_id)
 
 
 @shared_task(name="workers.tasks.send_sr", bind=True, acks_late=True, ignore_result=True,

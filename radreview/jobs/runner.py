@@ -14,6 +14,7 @@ import threading
 import time
 import traceback
 import uuid
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection, transaction
@@ -114,11 +115,25 @@ class ProgressReporter:
         )
 
 
-def run_job(job_id: int) -> None:
+def run_chain(job_id: int) -> None:
+    """Run the job, then each next stage of its study that waits on the same queue, in this
+    task: a message per stage is a broker round trip and a worker's turn of its loop (a third to
+    a half of a report-only study's time in the worker), and this worker takes that queue
+    anyway. A stage for another queue (a GPU) is sent as a message, as before. A worker killed
+    inside the chain leaves the running stage to the reconciler (its heartbeat goes stale), and
+    the queued one, if the kill came between the commit and the claim, too (it has no message)."""
+    next_id: int | None = job_id
+    while next_id is not None:
+        next_id = run_job(next_id, chain=True)
+
+
+def run_job(job_id: int, *, chain: bool = False) -> int | None:
+    """Run one job. With ``chain``, the study's next job is left to the caller when it waits on
+    this job's queue (its id is returned) instead of being sent to the broker."""
     token = claim(job_id)
     if token is None:
         logger.info("job %s is not queued any more; nothing to do", job_id)
-        return
+        return None
     # The study's reports with it: a stage's load and store each ask for the audited report,
     # one query for both instead of one each (a round trip apiece on PostgreSQL).
     job = Job.objects.select_related("study").prefetch_related("study__reports").get(pk=job_id)
@@ -131,15 +146,23 @@ def run_job(job_id: int) -> None:
         progress = ProgressReporter(job.pk, token)
         with Heartbeat(job.pk, token):
             result = stage.compute(stage.load(job), RoleModels(stage.roles), progress)
-        finished = finish(job, token, lambda: stage.store(job, result), note=progress.final_note)
+        finished = finish(job, token, lambda: stage.store(job, result), note=progress.final_note,
+                          runs_here=job.queue if chain else None)
     except Exception as exc:  # a stage failure is recorded on its job, never lost
         fail(job, token, exc)
-        return
+        return None
     if finished:
         logger.info("job %s (%s) done", job.pk, job.stage)
+    return finished.kept if finished else None
 
 
-def finish(job: Job, token: uuid.UUID, store, note: str = "") -> bool:
+@dataclass(frozen=True)
+class Finished:
+    kept: int | None  # the next job, left to this worker (``run_chain``)
+
+
+def finish(job: Job, token: uuid.UUID, store, note: str = "", *,
+           runs_here: str | None = None) -> Finished | None:
     """Store the results and mark the job done in one transaction, if our claim still holds.
 
     The conditional UPDATE is the claim check and the row lock at once (one round trip): if
@@ -153,13 +176,12 @@ def finish(job: Job, token: uuid.UUID, store, note: str = "") -> bool:
             **done)
         if not won:
             logger.warning("job %s was taken over by another worker; dropping this run", job.pk)
-            return False
+            return None
         store()
         record_event("stage_done", study=job.study,
                      detail={"stage": job.stage, "attempt": job.attempts})
-        if job.study_id:
-            services.start_next(job.study)
-    return True
+        queued = services.start_next(job.study, runs_here=runs_here) if job.study_id else None
+    return Finished(kept=queued)
 
 
 def fail(job: Job, token: uuid.UUID, exc: Exception) -> None:

@@ -90,8 +90,12 @@ def start_study(study: Study, inputs: pipeline.StudyInputs) -> list[Job]:
     return jobs
 
 
-def start_next(study: Study) -> int | None:
-    """Queue the study's first pending job (its id), or mark the study ready when none is left."""
+def start_next(study: Study, *, runs_here: str | None = None) -> int | None:
+    """Queue the study's first pending job (its id), or mark the study ready when none is left.
+
+    A job on the queue ``runs_here`` is left to the caller, a worker that takes that queue and
+    runs it after this transaction commits (``runner.run_chain``): no message is sent for it.
+    With ``runs_here``, the id returned is that of a job left to the caller, or None."""
     queued = _queue_first_pending(study.pk)
     if queued is None:
         # Ready only if every job is done: asked in the UPDATE itself (one round trip, not two).
@@ -100,8 +104,10 @@ def start_next(study: Study) -> int | None:
             status=Study.Status.READY)
         return None
     job_id, queue = queued
+    if runs_here is not None and queue == runs_here:
+        return job_id
     transaction.on_commit(lambda: send_or_defer(job_id, queue))
-    return job_id
+    return None if runs_here is not None else job_id
 
 
 def _queue_first_pending(study_id: int) -> tuple[int, str] | None:

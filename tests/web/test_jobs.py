@@ -176,7 +176,7 @@ def test_a_run_whose_claim_was_taken_over_is_not_stored(sent, django_capture_on_
     Job.objects.filter(pk=job.pk).update(state=Job.State.QUEUED)
     assert runner.claim(job.pk) not in (None, stale_token)
     stored = []
-    assert runner.finish(job, stale_token, lambda: stored.append(True)) is False
+    assert runner.finish(job, stale_token, lambda: stored.append(True)) is None
     assert stored == []
     assert Job.objects.get(pk=job.pk).state == Job.State.RUNNING
 
@@ -264,3 +264,29 @@ def test_recovery_gives_up_after_too_many_lost_attempts(
         recovery.recover_orphaned_jobs()
     assert Job.objects.get(pk=job.pk).state == Job.State.FAILED
     assert Study.objects.get(pk=study.pk).status == Study.Status.FAILED
+
+
+@pytest.mark.django_db
+def test_a_worker_runs_the_next_stages_on_its_queue_itself(
+    sent, django_capture_on_commit_callbacks
+):
+    study, job = report_study(django_capture_on_commit_callbacks)
+    sent.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        runner.run_chain(job.pk)
+    study.refresh_from_db()
+    assert study.status == Study.Status.READY
+    assert set(study.jobs.values_list("state", flat=True)) == {Job.State.DONE}
+    assert sent == []  # every stage waited on "cpu", the queue this worker took the first from
+
+
+@pytest.mark.django_db
+def test_a_next_stage_on_another_queue_is_sent_to_it(sent, django_capture_on_commit_callbacks):
+    study, job = report_study(django_capture_on_commit_callbacks)
+    second = study.jobs.exclude(pk=job.pk).order_by("order").first()
+    Job.objects.filter(pk=second.pk).update(queue="gpu")
+    sent.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        runner.run_chain(job.pk)
+    second.refresh_from_db()
+    assert sent == [(second.pk, "gpu")] and second.state == Job.State.QUEUED
