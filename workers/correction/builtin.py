@@ -52,6 +52,7 @@ from workers.judge.denials import finding_counts
 from workers.library.slots import slot_fills
 from workers.library.stats import tokenize, tokens_of
 from workers.nlp import extract_findings, harm_of
+from workers.nlp.denial_words import denial_starts, denied_after, denied_words
 from workers.nlp.findings import ABSENT, PRESENT
 from workers.nlp.polarity import negation_count, plain_denial
 from workers.nlp.report import ReportContext
@@ -167,8 +168,13 @@ _SENSITIVITY_CAVEAT_RE = re.compile(r"\bsensitivity\s+(?:to|for)\s+(?:detect\w*|
 
 # a denial given as an example of what the sentence said before ("..., notably no
 # pneumothorax"): it exemplifies a denial ("No acute process, specifically no ...")
-_DENIED_EXAMPLE_RE = re.compile(r",\s*(notably|specifically|in particular|namely|particularly)"
-                                r"\s+(?:no|without)\b", re.IGNORECASE)
+_EXAMPLE_RE = re.compile(r",\s*(notably|specifically|in particular|namely|particularly)\s+",
+                         re.IGNORECASE)
+
+
+def _denied_example(text: str) -> re.Match | None:
+    """The first example word followed by a denial ("notably" of ", notably no ...")."""
+    return next((m for m in _EXAMPLE_RE.finditer(text) if denial_starts(text, m.end())), None)
 
 
 # "Pneumothorax is identified.", "There are pneumothoraces.", "Displaced fractures are
@@ -211,7 +217,7 @@ def denial_shape_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
     out = []
     for i in ctx.image_sentences:
         sentence = ctx.sentence(i)
-        example = _DENIED_EXAMPLE_RE.search(sentence.text)
+        example = _denied_example(sentence.text)
         if example and not negation_count(tokens_of(sentence.text[:example.start()])):
             out.append((i, Signal(DENIAL_SHAPE, 0.6,
                                   f"The sentence gives a denial ('{example.group(1)} no …') as "
@@ -273,8 +279,6 @@ _CAUSE_RE = re.compile(r"^(?:[\w-]+\s+){0,8}?(?:(?:which|that)\s+(?:may|might|co
                        re.IGNORECASE)
 _CLAUSE_END_RE = re.compile(r";|,\s*(?:although|but|however|though)\b|\s(?:although|but)\s",
                             re.IGNORECASE)
-_DENIED_BY_RE = re.compile(r"\b(?:no|without)\s+(?:[\w-]+\s+){0,4}$", re.IGNORECASE)
-_DENIED_FAR_RE = re.compile(r"\b(?:no|without)\s+(?:[\w-]+\s+){5,9}$", re.IGNORECASE)
 
 
 def _present_only_words(tail: str) -> str | None:
@@ -288,10 +292,6 @@ def _present_only_words(tail: str) -> str | None:
     return None
 
 
-# A denial stated after the finding ("Aortic calcifications are not seen.")
-_DENIED_AFTER_RE = re.compile(r"^(?:[\w-]+\s+){0,5}?(?:is|are)\s+not\s+(?:[\w-]+\s+)?"
-                              r"(?:seen|demonstrated|noted|present|identified|visualized|"
-                              r"appreciated|detected)\b", re.IGNORECASE)
 # What a denial's own words may not say of the denied finding, since only a finding that is
 # there has it: a grade below the largest ("No mild to moderate cardiomegaly"; a denial names
 # at most the size it rules out: "no large effusion", "no moderate or large", "no more than
@@ -330,13 +330,16 @@ def _grade(premodifier: str) -> str | None:
     return None
 
 
-_AND_OR_BEFORE_RE = re.compile(r"\b(?:no|without)\s+(?:[\w-]+\s+){1,4}and/or\s+$", re.I)
+_AND_OR_END_RE = re.compile(r"and/or\s+$", re.IGNORECASE)
 
 
 def _readings(before: str, clause_tail: str) -> str | None:
     """Two readings weighed with "and/or" ("no underlying collapse and/or consolidation"):
     what a thing that is there may be; a denial rules both out with "or"."""
-    if re.match(r"and/or\b", clause_tail, re.IGNORECASE) or _AND_OR_BEFORE_RE.search(before):
+    and_or = _AND_OR_END_RE.search(before)
+    # "no <one to four words> and/or " ends the words before the finding
+    if re.match(r"and/or\b", clause_tail, re.IGNORECASE) \
+            or (and_or and denied_words(before[:and_or.start()], 1, 4) is not None):
         return "two readings weighed with 'and/or', as of a thing that is there"
     return None
 
@@ -394,26 +397,27 @@ def affirmation_shape_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
             cut = _CLAUSE_END_RE.search(tail)
             clause_tail = tail[:cut.start()] if cut else tail
             clause_end = f.end + len(after) - len(tail) + len(clause_tail)
-            denied = _DENIED_BY_RE.search(before)
-            far = None if denied else _DENIED_FAR_RE.search(before)
+            # the words between a "no" / "without" and the finding, near it or further
+            denied = denied_words(before)
+            far = None if denied is not None else denied_words(before, 5, 9)
             verb, cue = "then says", "no"
             readings = _readings(before, clause_tail)
             if readings:
                 what = readings
-            elif denied:
-                # the words between the "no" and the finding
-                premodifier = re.sub(r"^\w+\s+", "", denied.group())
+            elif denied is not None:
+                premodifier = denied
                 what = (_present_only_words(clause_tail)
                         or _companions(ctx, i, f, clause_tail, clause_end))
                 if what is None:
                     verb = "gives it"
                     what = _present_only_attributes(premodifier, f.text, clause_tail)
-            elif far:
+            elif far is not None:
                 # further from its "no" ("no interval appearance of mild to moderate ...
                 # edema"), only a grade is read: the words between may name other things
                 verb = "gives it"
-                what = _grade(re.sub(r"^\w+\s+", "", far.group()))
-            elif _DENIED_AFTER_RE.search(clause_tail):
+                what = _grade(far)
+            elif denied_after(clause_tail):
+                # a denial stated after the finding ("Aortic calcifications are not seen.")
                 # the words of its noun phrase before the finding
                 premodifier = _PHRASE_START_RE.split(before)[-1]
                 verb, cue = "gives it", "not"

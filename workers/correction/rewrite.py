@@ -11,6 +11,7 @@ from difflib import SequenceMatcher
 
 # The ways to flip a sentence's polarity live with the one negation (workers/nlp/polarity.py).
 from workers.library.stats import Token, Tokens, tokenize
+from workers.nlp.denial_words import ends_with_denial
 from workers.nlp.polarity import affirmations_of, negations_of
 
 _SPACE_RE = re.compile(r"[ \t]{2,}")
@@ -86,7 +87,8 @@ def replace_span(sentence: str, start: int, end: int, words: str) -> str:
     if not words:
         before, after = sentence[:start], sentence[end:]
         before = re.sub(r"(?:,\s*|\s+(?:or|and)\s+)$", " ", before)
-        if before.strip() == "" or re.search(r"\b(?:no|without|of)\s*$", before, re.I):
+        if before.strip() == "" or re.search(r"\bof\s*$", before, re.I) \
+                or ends_with_denial(before):
             after = re.sub(r"^\s*(?:,|or\b|and\b)\s*", " ", after)
         text = before + after
     else:

@@ -14,6 +14,7 @@ from workers.judge.checks import self_denials, unnamed_acute
 from workers.library.stats import LibraryStats, tokens_of
 from workers.nlp import chexpert_labels, extract_findings
 from workers.nlp.context import NEGATED, RADIOLOGY_RULES
+from workers.nlp.denial_words import DENYING_BEFORE, SEEING_VERBS, denied_after, denied_words
 from workers.nlp.polarity import (
     NEGATING_PAIRS,
     NEGATION_WORDS,
@@ -49,6 +50,13 @@ TABLE = [
     ("There is a small {X}.", AFF, False),
     ("Findings likely represent {X}.", AFF, False),
     ("No change in the {X}.", AFF, True),
+    # the words the correction's shape checks read around a denial (workers/nlp/denial_words)
+    ("No mild {X}.", NEG, True),
+    ("No interval appearance of mild to moderate {X}.", NEG, True),
+    ("No underlying collapse and/or {X}.", NEG, True),
+    ("The heart is normal, notably no {X}.", NEG, True),
+    ("Lungs are clear without focal {X}.", NEG, True),
+    ("{X} on the left is not seen.", NEG, True),
 ]
 
 STATUS = {NEG: "absent", UNC: "uncertain", HIST: "uncertain", AFF: "present"}
@@ -134,9 +142,39 @@ def test_the_correction_flips_what_the_negation_reads(template, answer, word_cue
         assert _answer(assertion_at(text, i, i + len("pneumothorax"))) == want, (sentence, text)
 
 
+@pytest.mark.parametrize("template,answer,word_cue", TABLE)
+def test_the_correction_finds_the_denial_where_the_negation_does(template, answer, word_cue):
+    """The correction's shape checks read the words between a denied finding and its cue
+    (``denial_words``): where the one negation's cue is a "no" / "without" before the finding
+    they find one within reach, where it is "is / are not <seen>" after it they find that, and
+    they never find a denial after a finding the one negation does not read as denied."""
+    sentence, start, end = _at(template, "pneumothorax")
+    before, after = sentence[:start], sentence[end:].lstrip()
+    polarity = assertion_at(sentence, start, end)
+    cue = (polarity.cue or "").lower().split()
+    if answer == NEG and set(cue) & set(DENYING_BEFORE) and "not" not in cue:
+        # two readings weighed with "and/or": the correction reads the words before it
+        reach = before.removesuffix("and/or ")
+        assert denied_words(reach, 0, 9) is not None, template
+    elif answer == NEG and "not" in cue and cue[-1] in SEEING_VERBS:
+        assert denied_after(after), template
+    else:
+        assert not denied_after(after), template
+
+
 def test_the_correction_uses_the_one_implementation():
     assert rewrite_negations is negations_of
     assert rewrite_affirmations is affirmations_of
+
+
+def test_the_denial_words_are_negation_rules():
+    """The cue words of workers/nlp/denial_words.py are negation rules of context_rules.tsv:
+    "no" / "without" forward, "not <verb of seeing>" backward."""
+    rules = {(lit, d) for lit, cat, d, _ in RADIOLOGY_RULES if cat == NEGATED}
+    for word in DENYING_BEFORE:
+        assert (word, "FORWARD") in rules, word
+    for verb in SEEING_VERBS:
+        assert (f"not {verb}", "BACKWARD") in rules, verb
 
 
 def test_token_cues_are_negation_rules():
