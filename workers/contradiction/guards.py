@@ -10,21 +10,16 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from workers.nlp.denial_words import last_denial_end
 from workers.nlp.findings import Finding
+from workers.nlp.hedges import speaks_of_history
 from workers.nlp.report import STOPWORDS
 from workers.nlp.vocabulary import LATERALITY_RE, LOCATION_RE, SEVERITY_RE
 
-# A claim the radiologist did not commit to is no side of a contradiction.
-HEDGE_RE = re.compile(
-    r"\b(?:may|might|could|possibl\w*|probabl\w*|likely|question\w*|questionabl\w*|"
-    r"suspect\w*|suspicious|concern\w*|suggest\w*|versus|vs|differential|consider\w*|"
-    r"cannot|can ?not|not (?:be )?excluded|equivocal|indeterminate|if|whether|"
-    r"evaluat\w*|rule out|presum\w*|favou?r\w*|borderline)\b|\?", re.IGNORECASE)
-# A finding stated as past: a prior exam's finding or the patient's history is not a claim
-# about this film. "Prior" or "previous" only just before the finding ("prior right
-# pneumothorax"): "improved since the prior exam" speaks of a finding that is there.
-PRIOR_RE = re.compile(r"\b(?:history of|h/o|status post|s/p|in the past|formerly|no longer|"
-                      r"resolved|resolution)\b", re.IGNORECASE)
+# A claim the radiologist did not commit to (``hedged``) is no side of a contradiction, nor
+# is a finding stated as past (``speaks_of_history``, workers/nlp/hedges.py). "Prior" or
+# "previous" counts only just before the finding ("prior right pneumothorax"): "improved since
+# the prior exam" speaks of a finding that is there.
 _PRIOR_BEFORE_RE = re.compile(r"\b(?:prior|previous(?:ly)?(?: \w+)?)\s+(?:[\w-]+\s+){0,2}$",
                               re.IGNORECASE)
 # A sentence that revises the report ("after further review ...") replaces what it contradicts.
@@ -53,7 +48,6 @@ EXCEPTION_RE = re.compile(r"\b(?:otherwise|except|apart from|aside from|other th
 # it says nothing about a finding that was there before.
 CHANGE_CUES = frozenset({"new", "worsened", "increased", "decreased", "improved", "changed",
                          "interval", "resolved"})
-_DENIAL_CUE_RE = re.compile(r"\b(?:no|without|negative for|free of|nor)\b", re.IGNORECASE)
 _WORD_RE = re.compile(r"[a-z][a-z-]*")
 # Words between a denial and its finding that do not narrow it. A redacted word ("No XXXX
 # airspace disease", "No ___ effusion") may have been "other" or "new", so it narrows.
@@ -62,17 +56,13 @@ _NEUTRAL = (STOPWORDS - {"xxxx"}) | {"evidence", "signs", "sign", "findings", "f
                         "convincing", "radiographic", "the", "a", "an", "any", "is", "there"}
 
 
-# The detector asks these of a sentence once per pair it is in; each is pure in the text.
-@lru_cache(maxsize=16384)
-def hedged(sentence: str) -> bool:
-    return bool(HEDGE_RE.search(sentence))
-
-
+# The detector asks this of a sentence once per pair it is in; it is pure in the text.
 @lru_cache(maxsize=16384)
 def stated_as_prior(sentence: str, mention_start: int) -> bool:
     """The sentence speaks of history, or "prior"/"previous" stands just before the mention
     (at ``mention_start`` in the sentence)."""
-    return bool(PRIOR_RE.search(sentence) or _PRIOR_BEFORE_RE.search(sentence[:mention_start]))
+    return bool(speaks_of_history(sentence)
+                or _PRIOR_BEFORE_RE.search(sentence[:mention_start]))
 
 
 def chronic(sentence: str) -> bool:
@@ -106,10 +96,10 @@ def denial_qualifiers(finding: Finding, sentence_text: str, sentence_start: int)
     ("no *new* consolidation", "no *displaced* fracture", "no *acute* fracture"): sides,
     sizes and places are compared by the rules themselves, function words narrow nothing."""
     before = sentence_text[:finding.start - sentence_start]
-    cues = list(_DENIAL_CUE_RE.finditer(before))
-    if not cues:
+    end = last_denial_end(before)
+    if end is None:
         return set()
-    gap = before[cues[-1].end():].lower()
+    gap = before[end:].lower()
     if "___" in gap:
         return {"___"}
     gap = LATERALITY_RE.sub(" ", SEVERITY_RE.sub(" ", LOCATION_RE.sub(" ", gap)))

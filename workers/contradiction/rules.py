@@ -18,6 +18,7 @@ from dataclasses import replace
 
 from workers.nlp.findings import ABSENT, PRESENT, Finding
 from workers.nlp.harm import harm_of
+from workers.nlp.hedges import hedged
 from workers.nlp.report import ReportContext
 from workers.nlp.vocabulary import (
     CONCEPT_BY_NAME,
@@ -75,7 +76,7 @@ def _clean_positive(ctx: ReportContext, index: int, f: Finding) -> bool:
         return False
     text = _text(ctx, index)
     start = f.start - ctx.sentence(index).start
-    return not (guards.hedged(text) or guards.stated_as_prior(text, start)
+    return not (hedged(text) or guards.stated_as_prior(text, start)
                 or guards.revision(text))
 
 
@@ -89,7 +90,7 @@ def _denials(ctx: ReportContext, implied: bool | None = None) -> list[tuple[int,
     ones, or both with None)."""
     out = []
     for i in ctx.image_sentences:
-        if guards.hedged(_text(ctx, i)) or guards.revision(_text(ctx, i)):
+        if hedged(_text(ctx, i)) or guards.revision(_text(ctx, i)):
             continue
         for f in ctx.findings.get(i, []):
             if f.status == ABSENT and (implied is None or f.implied == implied):

@@ -54,6 +54,7 @@ from workers.library.stats import tokenize, tokens_of
 from workers.nlp import extract_findings, harm_of
 from workers.nlp.denial_words import denial_starts, denied_after, denied_words
 from workers.nlp.findings import ABSENT, PRESENT
+from workers.nlp.hedges import leaves_choice_open
 from workers.nlp.polarity import negation_count, plain_denial
 from workers.nlp.report import ReportContext
 from workers.nlp.vocabulary import (
@@ -73,10 +74,6 @@ AFFIRMATION_SHAPE = "affirmation_shape"
 NEVER_DENIED = "never_denied"
 COMPARATIVE = "comparative"
 
-_HEDGE_RE = re.compile(r"\b(?:may|might|could|possibl\w*|probabl\w*|likely|versus|vs|"
-                       r"question\w*|suspect\w*|concern\w*|suggest\w*|represent\w*|reflect\w*|"
-                       r"either|differential|consider\w*|favou?r\w*|cannot|can not|"
-                       r"not excluded|or other|and/or)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -134,7 +131,7 @@ def disjunction_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
             continue
         if any(f.status == ABSENT and not f.implied for f in ctx.findings.get(i, [])):
             continue
-        if _HEDGE_RE.search(sentence):
+        if leaves_choice_open(sentence):
             continue
         names = ", ".join(dict.fromkeys(f.text.lower() or f.observation for f in stated))
         # a list of pleural or bone findings with no side, size or place is no differential

@@ -19,7 +19,12 @@ DENYING_BEFORE = ("no", "without")
 SEEING_VERBS = ("seen", "demonstrated", "noted", "present", "identified", "visualized",
                 "appreciated", "detected")
 
+# Every cue that denies what follows it, for "which words stand between the denial and the
+# finding" ("no new consolidation", "negative for acute fracture").
+DENIAL_CUES = ("no", "without", "negative for", "free of", "nor")
+
 _BEFORE = "(?:" + "|".join(DENYING_BEFORE) + ")"
+_CUES_RE = re.compile(r"\b(?:" + "|".join(DENIAL_CUES) + r")\b", re.IGNORECASE)
 _STARTS_RE = re.compile(_BEFORE + r"\b", re.IGNORECASE)
 _ENDS_RE = re.compile(r"\b" + _BEFORE + r"\s*$", re.IGNORECASE)
 _AFTER_RE = re.compile(r"^(?:[\w-]+\s+){0,5}?(?:is|are)\s+not\s+(?:[\w-]+\s+)?(?:"
@@ -30,6 +35,13 @@ _AFTER_RE = re.compile(r"^(?:[\w-]+\s+){0,5}?(?:is|are)\s+not\s+(?:[\w-]+\s+)?(?
 def _words_before_end(fewest: int, most: int) -> re.Pattern:
     words = r"(?:[\w-]+\s+){" + f"{fewest},{most}" + "}"
     return re.compile(r"\b" + _BEFORE + r"\s+(?P<words>" + words + ")$", re.IGNORECASE)
+
+
+def last_denial_end(before: str) -> int | None:
+    """Where the last denial cue of ``before`` (the text before a finding) ends; None when
+    it holds none."""
+    cues = list(_CUES_RE.finditer(before))
+    return cues[-1].end() if cues else None
 
 
 def denied_words(before: str, fewest: int = 0, most: int = 4) -> str | None:

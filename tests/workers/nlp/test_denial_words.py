@@ -2,7 +2,13 @@
 correction's shape checks ask it."""
 import pytest
 
-from workers.nlp.denial_words import denial_starts, denied_after, denied_words, ends_with_denial
+from workers.nlp.denial_words import (
+    denial_starts,
+    denied_after,
+    denied_words,
+    ends_with_denial,
+    last_denial_end,
+)
 
 
 @pytest.mark.parametrize("before,fewest,most,words", [
@@ -57,3 +63,15 @@ def test_denied_after(text, denied):
 ])
 def test_ends_with_denial(text, ends):
     assert ends_with_denial(text) == ends
+
+
+@pytest.mark.parametrize("before,end", [
+    ("No new ", 2),
+    ("Negative for acute ", 12),
+    ("No effusion, free of ", 20),
+    ("No effusion, without ", 20),
+    ("Heart is normal. ", None),
+    ("Nothing acute, nodular ", None),  # "Nothing", "nodular": no cue of their own
+])
+def test_last_denial_end(before, end):
+    assert last_denial_end(before) == end

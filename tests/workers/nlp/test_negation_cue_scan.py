@@ -3,8 +3,8 @@
 The scan reads every module of workers/ (less workers/nlp) and radreview/: a regular expression
 given to ``re`` whose pattern holds a negation word as a word of its own ("\\b(?:no|without)",
 "is\\s+not\\s+"), or a list, tuple or set literal with two or more negation words, is a second
-place deciding what denies, and fails the suite. The few regexes below are not that, or are
-known leftovers, each with its reason; a new one needs a reason here or, better, a function in
+place deciding what denies, and fails the suite. The few regexes below are not that, each
+with its reason; a new one needs a reason here or, better, a function in
 workers/nlp (polarity.py, denial_words.py).
 """
 from __future__ import annotations
@@ -31,25 +31,11 @@ ALLOWED = {
     r"\b(yes|no)\b": "the answer word a model gives to a yes/no question (workers/vrag/probe)",
     r"^no\s+": "the 'no ' the composer itself writes before a negative phrase (workers/rarrg)",
     r"^(?:no|possible)\s+": "the prefix workers/vrag writes on its own entity phrases",
-    # known leftovers: hedge and history lists (uncertain / historical, not negated), and the
-    # list-position and denial cues of workers/judge and workers/contradiction, another
-    # branch's area when this scan was added (issue 17 leftover, to move to workers/nlp)
-    (r"\b(?:may|might|could|possibl\w*|probabl\w*|likely|versus|vs|question\w*|suspect\w*|"
-     r"concern\w*|suggest\w*|represent\w*|reflect\w*|either|differential|consider\w*|"
-     r"favou?r\w*|cannot|can not|not excluded|or other|and/or)\b"):
-        "leftover: the correction's hedges for the disjunction check ('not excluded')",
-    (r"\b(?:may|might|could|possibl\w*|probabl\w*|likely|question\w*|questionabl\w*|"
-     r"suspect\w*|suspicious|concern\w*|suggest\w*|versus|vs|differential|consider\w*|"
-     r"cannot|can ?not|not (?:be )?excluded|equivocal|indeterminate|if|whether|"
-     r"evaluat\w*|rule out|presum\w*|favou?r\w*|borderline)\b|\?"):
-        "leftover: workers/contradiction's hedges ('not excluded')",
-    (r"\b(?:history of|h/o|status post|s/p|in the past|formerly|no longer|resolved|"
-     r"resolution)\b"): "leftover: workers/contradiction's history cues ('no longer')",
-    r"\b(?:no|without|negative for|free of|nor)\b":
-        "leftover: workers/contradiction's denial cues before a finding",
+    # the judge's list structure: what may stand before and after an item of a list ("no A,
+    # B or C"); it decides no polarity (workers/nlp does), only where a list goes on
     r"(?:,|\b(?:or|and|no|without|of|for|nor))\s*$":
-        "leftover: workers/judge's words before a list item",
-    r"^\s*(?:,|\b(?:or|and|nor)\b)": "leftover: workers/judge's words after a list item",
+        "workers/judge's words before a list item (list structure, not a denial)",
+    r"^\s*(?:,|\b(?:or|and|nor)\b)": "workers/judge's words after a list item (list structure)",
 }
 
 
