@@ -5,7 +5,8 @@ them into detections. The rules (docs/audit.md explains each):
 
 * ``contradiction`` — a finding stated present in one sentence and absent in another of the
   same section, or in the same sentence ("lungs are clear with focal consolidation"); denied
-  in words that describe it as present ("no mild cardiomegaly", "no old fracture"); an
+  in words that describe it as present ("no mild cardiomegaly", "no old fracture"), or
+  denied and then conceded as persisting ("heart is not enlarged but unchanged"); an
   unnamed acute abnormality affirmed ("emphysema with acute disease");
 * ``impression_vs_findings`` — the same across FINDINGS and IMPRESSION (an IMPRESSION of "no
   acute cardiopulmonary abnormality" against a consolidation in the FINDINGS);
@@ -300,6 +301,41 @@ def self_denials(ctx: ReportContext) -> list[Issue]:
                 f"'{cue.group().lower()}' before '{words} {_wording(f).lower()}'", None,
                 f.observation, f.text or None, start, f.end - sentence.start))
             break
+    return issues
+
+
+# "Enlarged but unchanged": "but" concedes that an abnormality has not changed, which is news
+# only of a finding that is there. After a denial ("Heart is not enlarged but unchanged.") it
+# concedes nothing: the shape of a statement that gained a "not". The concession must be the
+# whole clause (a "but" that names another finding, "no effusion but stable atelectasis", is a
+# contrast), and the denial no comparison of its own ("no new ...", "no other ...").
+_CONCEDED_DENIAL_RE = re.compile(
+    r"\b(?P<cue>no|not|without)\b(?P<denied>[^,;:.]{1,60}?),?\s+but\s+"
+    r"(?:(?:is|are|remains?|appears?|otherwise)\s+)?"
+    r"(?P<course>unchanged|stable|persistent|similar)\b(?P<rest>[^,;:.]*)", re.IGNORECASE)
+_DENIAL_COMPARES_RE = re.compile(r"\b(?:new|other|additional|further|longer|change|changed|"
+                                 r"interval|significant(?:ly)?)\b", re.IGNORECASE)
+
+
+def conceded_denials(ctx: ReportContext) -> list[Issue]:
+    """A denial followed by a concession of persistence ("Heart is not enlarged but
+    unchanged."): only a finding that is there can be unchanged in spite of itself."""
+    issues = []
+    for i in ctx.image_sentences:
+        text = ctx.sentence(i).text
+        m = _CONCEDED_DENIAL_RE.search(text)
+        if not m or _DENIAL_COMPARES_RE.search(m.group("denied")) \
+                or CONCEPT_RE.search(m.group("rest").lower()):
+            continue
+        findings = [f for f in ctx.findings.get(i, []) if not f.implied]
+        observation = findings[0].observation if findings else None
+        harm = harm_of(observation, ABSENT) if observation else Harm.MEDIUM
+        denied = f"{m.group('cue')}{m.group('denied')}".strip().lower()
+        issues.append(Issue(
+            CONTRADICTION, i, 0.6, harm,
+            f"The sentence denies ('{denied}') and then concedes 'but {m.group('course')}', "
+            f"which only a finding that is there can be.",
+            f"'{m.group().lower()}'", None, observation, None, m.start(), m.end()))
     return issues
 
 
@@ -682,6 +718,6 @@ def _polarity_issue(ctx: ReportContext, index: int) -> Issue | None:
 
 def run_checks(ctx: ReportContext) -> list[Issue]:
     """Every check, in rule order."""
-    return (contradictions(ctx) + self_denials(ctx) + unnamed_acute(ctx)
+    return (contradictions(ctx) + self_denials(ctx) + conceded_denials(ctx) + unnamed_acute(ctx)
             + denied_possibilities(ctx) + laterality_conflicts(ctx) + anatomy_sides(ctx)
             + out_of_domain(ctx) + unsupported_by_library(ctx))

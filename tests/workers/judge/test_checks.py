@@ -164,6 +164,19 @@ def test_advice_to_the_clinician_is_not_a_film_finding(library):
     assert out_of_domain(ctx(report, library)) == []
 
 
+def test_a_denial_that_concedes_persistence():
+    from workers.judge.checks import conceded_denials
+
+    [issue] = conceded_denials(ctx("FINDINGS: Heart is not enlarged but unchanged."))
+    assert (issue.rule, issue.sentence) == ("contradiction", 0)
+    assert "but unchanged" in issue.explanation and "not enlarged" in issue.explanation
+    # an abnormality conceded, a "but" that names another finding, a denial that compares
+    for sound in ("FINDINGS: Heart is enlarged but unchanged.",
+                  "FINDINGS: No pneumothorax, but stable small left pleural effusion.",
+                  "FINDINGS: No new opacity but otherwise unchanged."):
+        assert conceded_denials(ctx(sound)) == []
+
+
 def test_an_affirmed_unnamed_acute_abnormality():
     from workers.judge.checks import unnamed_acute
 
