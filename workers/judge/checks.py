@@ -36,6 +36,7 @@ from workers.judge.denials import MIN_STATED, finding_counts
 from workers.library.slots import slot_fills
 from workers.library.stats import tokens_of
 from workers.nlp import harm_of
+from workers.nlp.denial_words import negating_words
 from workers.nlp.findings import ABSENT, PRESENT, UNCERTAIN, Finding
 from workers.nlp.polarity import assertion_at, denial_before, denied_with_no
 from workers.nlp.report import (
@@ -309,10 +310,11 @@ def self_denials(ctx: ReportContext) -> list[Issue]:
 # concedes nothing: the shape of a statement that gained a "not". The concession must be the
 # whole clause (a "but" that names another finding, "no effusion but stable atelectasis", is a
 # contrast), and the denial no comparison of its own ("no new ...", "no other ...").
-_CONCEDED_DENIAL_RE = re.compile(
-    r"\b(?P<cue>no|not|without)\b(?P<denied>[^,;:.]{1,60}?),?\s+but\s+"
-    r"(?:(?:is|are|remains?|appears?|otherwise)\s+)?"
+_CONCESSION_RE = re.compile(
+    r",?\s+but\s+(?:(?:is|are|remains?|appears?|otherwise)\s+)?"
     r"(?P<course>unchanged|stable|persistent|similar)\b(?P<rest>[^,;:.]*)", re.IGNORECASE)
+_CLAUSE_BREAK_RE = re.compile(r"[,;:.]")
+_DENIED_REACH = 60  # characters between the denial's word and the concession
 _DENIAL_COMPARES_RE = re.compile(r"\b(?:new|other|additional|further|longer|change|changed|"
                                  r"interval|significant(?:ly)?)\b", re.IGNORECASE)
 
@@ -323,20 +325,36 @@ def conceded_denials(ctx: ReportContext) -> list[Issue]:
     issues = []
     for i in ctx.image_sentences:
         text = ctx.sentence(i).text
-        m = _CONCEDED_DENIAL_RE.search(text)
-        if not m or _DENIAL_COMPARES_RE.search(m.group("denied")) \
-                or CONCEPT_RE.search(m.group("rest").lower()):
+        found = _conceded_denial(text)
+        if found is None:
             continue
+        start, concession = found
         findings = [f for f in ctx.findings.get(i, []) if not f.implied]
         observation = findings[0].observation if findings else None
         harm = harm_of(observation, ABSENT) if observation else Harm.MEDIUM
-        denied = f"{m.group('cue')}{m.group('denied')}".strip().lower()
+        denied = text[start:concession.start()].strip().lower()
         issues.append(Issue(
             CONTRADICTION, i, 0.6, harm,
-            f"The sentence denies ('{denied}') and then concedes 'but {m.group('course')}', "
-            f"which only a finding that is there can be.",
-            f"'{m.group().lower()}'", None, observation, None, m.start(), m.end()))
+            f"The sentence denies ('{denied}') and then concedes "
+            f"'but {concession.group('course')}', which only a finding that is there can be.",
+            f"'{text[start:concession.end()].lower()}'", None, observation, None, start,
+            concession.end()))
     return issues
+
+
+def _conceded_denial(text: str) -> tuple[int, re.Match] | None:
+    """(where the denial's word starts, the concession) of the first concession that follows
+    a denial in its own clause, within reach, with neither a comparison in the denial nor a
+    finding in the concession."""
+    for concession in _CONCESSION_RE.finditer(text):
+        if CONCEPT_RE.search(concession.group("rest").lower()):
+            continue
+        for start, end in negating_words(text[:concession.start()]):
+            denied = text[end:concession.start()]
+            if 0 < len(denied) <= _DENIED_REACH and not _CLAUSE_BREAK_RE.search(denied) \
+                    and not _DENIAL_COMPARES_RE.search(denied):
+                return start, concession
+    return None
 
 
 # An unnamed acute abnormality ("acute cardiopulmonary disease", "acute process"): reports

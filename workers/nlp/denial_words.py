@@ -37,6 +37,16 @@ def _words_before_end(fewest: int, most: int) -> re.Pattern:
     return re.compile(r"\b" + _BEFORE + r"\s+(?P<words>" + words + ")$", re.IGNORECASE)
 
 
+# The words that deny what follows them within a clause ("heart is not enlarged").
+NEGATING_WORDS = ("no", "not", "without")
+_NEGATING_RE = re.compile(r"\b(?:" + "|".join(NEGATING_WORDS) + r")\b", re.IGNORECASE)
+
+
+def negating_words(text: str) -> list[tuple[int, int]]:
+    """The (start, end) of each "no", "not" and "without" of ``text``, in order."""
+    return [m.span() for m in _NEGATING_RE.finditer(text)]
+
+
 def last_denial_end(before: str) -> int | None:
     """Where the last denial cue of ``before`` (the text before a finding) ends; None when
     it holds none."""

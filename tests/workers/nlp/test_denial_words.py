@@ -8,6 +8,7 @@ from workers.nlp.denial_words import (
     denied_words,
     ends_with_denial,
     last_denial_end,
+    negating_words,
 )
 
 
@@ -75,3 +76,8 @@ def test_ends_with_denial(text, ends):
 ])
 def test_last_denial_end(before, end):
     assert last_denial_end(before) == end
+
+
+def test_negating_words():
+    text = "Heart is not enlarged, no effusion; Nothing without note."
+    assert [text[a:b] for a, b in negating_words(text)] == ["not", "no", "without"]
