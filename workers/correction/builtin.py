@@ -75,7 +75,6 @@ NEVER_DENIED = "never_denied"
 COMPARATIVE = "comparative"
 
 
-
 @dataclass(frozen=True)
 class Signal:
     """One reason to suspect a sentence."""

@@ -5,35 +5,23 @@ import pytest
 from workers.nlp.hedges import hedged, leaves_choice_open, speaks_of_history
 
 
-@pytest.mark.parametrize("sentence,expected", [
-    ("Possible small left effusion.", True),
-    ("Pneumonia cannot be excluded.", True),
-    ("Left basilar opacity?", True),
-    ("Borderline heart size.", True),
-    ("Small left pleural effusion.", False),
-    ("Likewise the heart is normal.", False),  # "likely" only as a word of its own
+@pytest.mark.parametrize("question,sentence,expected", [
+    (hedged, "Possible small left effusion.", True),
+    (hedged, "Pneumonia cannot be excluded.", True),
+    (hedged, "Left basilar opacity?", True),
+    (hedged, "Borderline heart size.", True),
+    (hedged, "Small left pleural effusion.", False),
+    (hedged, "Likewise the heart is normal.", False),  # "likely" only as a word of its own
+    (leaves_choice_open, "Opacity may represent atelectasis or pneumonia.", True),
+    (leaves_choice_open, "Atelectasis and/or consolidation.", True),
+    (leaves_choice_open, "Either atelectasis or scarring.", True),
+    (leaves_choice_open, "Pneumothorax or appreciable pleural effusion.", False),
+    (leaves_choice_open, "Left base atelectasis or scarring.", False),
+    (speaks_of_history, "History of right pneumothorax.", True),
+    (speaks_of_history, "The effusion has resolved.", True),
+    (speaks_of_history, "Status post sternotomy.", True),
+    (speaks_of_history, "No longer seen is the left effusion.", True),
+    (speaks_of_history, "Small right pneumothorax.", False),
 ])
-def test_hedged(sentence, expected):
-    assert hedged(sentence) is expected
-
-
-@pytest.mark.parametrize("sentence,expected", [
-    ("Opacity may represent atelectasis or pneumonia.", True),
-    ("Atelectasis and/or consolidation.", True),
-    ("Either atelectasis or scarring.", True),
-    ("Pneumothorax or appreciable pleural effusion.", False),
-    ("Left base atelectasis or scarring.", False),
-])
-def test_leaves_choice_open(sentence, expected):
-    assert leaves_choice_open(sentence) is expected
-
-
-@pytest.mark.parametrize("sentence,expected", [
-    ("History of right pneumothorax.", True),
-    ("The effusion has resolved.", True),
-    ("Status post sternotomy.", True),
-    ("No longer seen is the left effusion.", True),
-    ("Small right pneumothorax.", False),
-])
-def test_speaks_of_history(sentence, expected):
-    assert speaks_of_history(sentence) is expected
+def test_what_a_sentence_commits_to(question, sentence, expected):
+    assert question(sentence) is expected
