@@ -108,11 +108,19 @@ def main() -> None:
     jobs = Job.objects.filter(study_id__in=ids)
     # One worker runs one job at a time: from one job's done mark to the next one's claim is
     # the stored results and commit, sending the next stage, the ack, the fetch and Celery.
-    spans = sorted(jobs.values_list("started_at", "finished_at"))
+    spans = sorted(jobs.values_list("started_at", "finished_at", "study_id"))
     gaps = [(nxt[0] - prev[1]).total_seconds() * 1000 for prev, nxt in pairwise(spans)]
     print(f"  between jobs   {statistics.mean(gaps):6.1f} ms mean, "
           f"{statistics.median(gaps):6.1f} ms median; {sum(gaps) / 1000 / drained:5.1%} "
           "of the drain")
+    # Within a study the worker runs the next stage itself (runner.run_chain): the gap is the
+    # database's (commit, claim, load); between studies it is the broker's too.
+    for label, same in (("within a study", True), ("between studies", False)):
+        part = [gap for gap, (prev, nxt) in zip(gaps, pairwise(spans), strict=True)
+                if (prev[2] == nxt[2]) == same]
+        if part:
+            print(f"    {label:16s} {statistics.mean(part):6.1f} ms mean, "
+                  f"{statistics.median(part):6.1f} ms median over {len(part)}")
     for stage in sorted(set(jobs.values_list("stage", flat=True))):
         held = [(job.finished_at - job.started_at).total_seconds() * 1000
                 for job in jobs.filter(stage=stage) if job.finished_at and job.started_at]

@@ -22,6 +22,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from radreview.audit.services import record_event
+from radreview.longlived import freeze_after_first
 from radreview.studies.models import Study
 from workers.pipeline import RoleModels
 
@@ -151,6 +152,8 @@ def run_job(job_id: int, *, chain: bool = False) -> int | None:
     except Exception as exc:  # a stage failure is recorded on its job, never lost
         fail(job, token, exc)
         return None
+    finally:
+        freeze_after_first(job.stage)  # its models, now loaded, out of the collector's walk
     if finished:
         logger.info("job %s (%s) done", job.pk, job.stage)
     return finished.kept if finished else None
