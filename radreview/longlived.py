@@ -15,6 +15,7 @@ not again and again.
 """
 from __future__ import annotations
 
+import atexit
 import gc
 
 _frozen_after: set[str] = set()
@@ -23,6 +24,12 @@ _frozen_after: set[str] = set()
 def freeze_long_lived() -> None:
     gc.collect()
     gc.freeze()
+
+
+# At exit the frozen objects go back to the collector, so that the interpreter's last collections
+# free them: extension modules check at their teardown that their objects were freed (nanobind,
+# through torch, prints hundreds of "leaked" lines otherwise).
+atexit.register(gc.unfreeze)
 
 
 def freeze_after_first(name: str) -> bool:
