@@ -11,6 +11,11 @@ from workers.detectors import DETECTORS
 from .models import CombinationSettings, DetectorWeight, FilterRule
 
 
+def combination_enabled() -> bool:
+    """Whether the site combines the detectors' detections (one read, not the whole config)."""
+    return CombinationSettings.current().enabled
+
+
 def combination_config() -> CombinationConfig | None:
     """The configuration the combine stage uses, or None when the site switched it off."""
     site = CombinationSettings.current()

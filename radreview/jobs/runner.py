@@ -55,9 +55,14 @@ def claim(job_id: int) -> uuid.UUID | None:
         return _claim(job_id)
 
 
+def new_claim() -> services.Claim:
+    return services.Claim(token=uuid.uuid4(), by=worker_identity())
+
+
 def _claim(job_id: int) -> uuid.UUID | None:
     token = uuid.uuid4()
     now = timezone.now()
+    # The same fields as a chained stage's claim (services.continue_here).
     won = Job.objects.filter(pk=job_id, state=Job.State.QUEUED).update(
         state=Job.State.RUNNING, claim_token=token, claimed_by=worker_identity(),
         attempts=F("attempts") + 1, started_at=now, heartbeat_at=now, error="", error_detail="",
@@ -122,16 +127,25 @@ def run_chain(job_id: int) -> None:
     a half of a report-only study's time in the worker), and this worker takes that queue
     anyway. A stage for another queue (a GPU) is sent as a message, as before. A worker killed
     inside the chain leaves the running stage to the reconciler (its heartbeat goes stale), and
-    the queued one, if the kill came between the commit and the claim, too (it has no message)."""
-    next_id: int | None = job_id
-    while next_id is not None:
-        next_id = run_job(next_id, chain=True)
+    the next one, claimed for this worker when the stage before it committed, too."""
+    kept = run_job(job_id, chain=True)
+    while kept is not None:
+        kept = run_job(kept.job_id, chain=True, claimed=kept.token)
 
 
-def run_job(job_id: int, *, chain: bool = False) -> int | None:
-    """Run one job. With ``chain``, the study's next job is left to the caller when it waits on
-    this job's queue (its id is returned) instead of being sent to the broker."""
-    token = claim(job_id)
+@dataclass(frozen=True)
+class Kept:
+    """The study's next job, claimed for this worker (``services.continue_here``)."""
+    job_id: int
+    token: uuid.UUID
+
+
+def run_job(job_id: int, *, chain: bool = False, claimed: uuid.UUID | None = None
+            ) -> Kept | None:
+    """Run one job; ``claimed``: the token it was claimed under already. With ``chain``, the
+    study's next job is claimed for this worker and returned when it waits on this job's queue,
+    instead of being sent to the broker."""
+    token = claimed or claim(job_id)
     if token is None:
         logger.info("job %s is not queued any more; nothing to do", job_id)
         return None
@@ -161,7 +175,7 @@ def run_job(job_id: int, *, chain: bool = False) -> int | None:
 
 @dataclass(frozen=True)
 class Finished:
-    kept: int | None  # the next job, left to this worker (``run_chain``)
+    kept: Kept | None  # the next job, claimed for this worker (``run_chain``)
 
 
 def finish(job: Job, token: uuid.UUID, store, note: str = "", *,
@@ -183,8 +197,14 @@ def finish(job: Job, token: uuid.UUID, store, note: str = "", *,
         store()
         record_event("stage_done", study=job.study,
                      detail={"stage": job.stage, "attempt": job.attempts})
-        queued = services.start_next(job.study, runs_here=runs_here) if job.study_id else None
-    return Finished(kept=queued)
+        kept = None
+        if job.study_id and runs_here is not None:
+            claim = new_claim()
+            kept_id = services.continue_here(job.study, runs_here, claim)
+            kept = Kept(kept_id, claim.token) if kept_id is not None else None
+        elif job.study_id:
+            services.start_next(job.study)
+    return Finished(kept=kept)
 
 
 def fail(job: Job, token: uuid.UUID, exc: Exception) -> None:

@@ -8,9 +8,11 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from radreview.audit.models import AuditEvent
+from radreview.detectors.models import CombinationSettings
 from radreview.jobs import recovery, runner, services
 from radreview.jobs.models import Job
 from radreview.jobs.stages import plan
+from radreview.review.models import Detection
 from radreview.studies.models import Report, Study
 from tests import factories
 from workers.pipeline import StudyInputs
@@ -290,3 +292,83 @@ def test_a_next_stage_on_another_queue_is_sent_to_it(sent, django_capture_on_com
         runner.run_chain(job.pk)
     second.refresh_from_db()
     assert sent == [(second.pk, "gpu")] and second.state == Job.State.QUEUED
+
+
+@pytest.mark.django_db
+def test_a_chained_stage_is_claimed_in_the_statement_that_takes_it_off_pending(
+    sent, django_capture_on_commit_callbacks
+):
+    study, job = report_study(django_capture_on_commit_callbacks)
+    second = study.jobs.exclude(pk=job.pk).order_by("order").first()
+    sent.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        kept = runner.run_job(job.pk, chain=True)
+    second.refresh_from_db()
+    assert kept == runner.Kept(second.pk, second.claim_token)
+    assert second.state == Job.State.RUNNING and second.attempts == 1
+    assert second.claimed_by == runner.worker_identity()
+    assert second.started_at is not None and second.heartbeat_at is not None
+    assert sent == []
+    # The kept job runs under that claim: no claim of its own, and its results are stored.
+    with CaptureQueriesContext(connection) as queries, \
+            django_capture_on_commit_callbacks(execute=True):
+        runner.run_job(second.pk, chain=True, claimed=kept.token)
+    claims = [q["sql"] for q in queries.captured_queries
+              if q["sql"].startswith('UPDATE "jobs_job" SET "state" = \'running\'')]
+    assert claims == []
+    second.refresh_from_db()
+    assert second.state == Job.State.DONE
+
+
+@pytest.mark.django_db
+def test_a_chained_stage_left_by_a_dead_worker_is_run_again(
+    sent, django_capture_on_commit_callbacks
+):
+    study, job = report_study(django_capture_on_commit_callbacks)
+    with django_capture_on_commit_callbacks(execute=True):
+        kept = runner.run_job(job.pk, chain=True)  # the worker dies before running it
+    Job.objects.filter(pk=kept.job_id).update(claimed_by=f"{socket.gethostname()}:999999999")
+    sent.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        recovery.recover_orphaned_jobs()
+    orphan = Job.objects.get(pk=kept.job_id)
+    assert orphan.state == Job.State.QUEUED and orphan.claim_token is None
+    assert sent == [(orphan.pk, orphan.queue)]
+    run_queued(study)
+    study.refresh_from_db()
+    assert study.status == Study.Status.READY
+    assert Job.objects.get(pk=kept.job_id).attempts == 2  # the lost claim counted as a try
+
+
+@pytest.mark.django_db
+def test_a_report_without_detections_is_combined_without_reading_the_site_weights(
+    sent, django_capture_on_commit_callbacks
+):
+    study, job = report_study(django_capture_on_commit_callbacks)
+    while (queued := study.jobs.filter(state=Job.State.QUEUED).first()).stage != "combine":
+        with django_capture_on_commit_callbacks(execute=True):
+            runner.run_job(queued.pk)
+    assert not Detection.objects.filter(report__study=study).exists()
+    with CaptureQueriesContext(connection) as queries, \
+            django_capture_on_commit_callbacks(execute=True):
+        runner.run_job(queued.pk)
+    tables = " ".join(q["sql"] for q in queries.captured_queries)
+    for unread in ("detectors_detectorweight", "detectors_filterrule",
+                   "calibration_combinationactivation", "studies_sentence"):
+        assert unread not in tables
+    queued.refresh_from_db()
+    assert queued.state == Job.State.DONE
+    assert queued.result == {"combined": 0, "flagged": 0}
+    study.refresh_from_db()
+    assert study.status == Study.Status.READY
+
+
+@pytest.mark.django_db
+def test_a_site_that_switched_the_combination_off_is_still_told_so_without_detections(
+    sent, django_capture_on_commit_callbacks
+):
+    CombinationSettings.objects.update_or_create(pk=1, defaults={"enabled": False})
+    study, job = report_study(django_capture_on_commit_callbacks)
+    run_queued(study)
+    combine = study.jobs.get(stage="combine")
+    assert combine.result == {"combined": None, "reason": "switched off"}

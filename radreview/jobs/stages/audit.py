@@ -51,7 +51,8 @@ def compute(inputs: AuditInputs, models, progress) -> dict[str, list[Detection]]
 
 def store(job, detections: dict[str, list[Detection]]) -> None:
     report = job.study.audited_report
-    prefetch_related_objects([report], "sentences")  # read once for every detector's rows
+    if any(detections.values()):  # a clean report stores no rows: no sentence to read
+        prefetch_related_objects([report], "sentences")  # read once for every detector's rows
     counts = {}
     for detector, found in detections.items():
         flagged = [d for d in found if d.confidence >= RAW_FLAG_CONFIDENCE]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from radreview.detectors.services import combination_config
+from radreview.detectors.services import combination_config, combination_enabled
 from radreview.jobs.models import Job
 from radreview.review.models import Detection as DetectionRow
 from radreview.review.selectors import as_worker_detection
@@ -26,7 +26,8 @@ from workers.types import Detection
 
 @dataclass(frozen=True)
 class CombineInputs:
-    config: CombinationConfig | None
+    enabled: bool  # the site combines (else the review shows the raw flagged rows)
+    config: CombinationConfig | None  # None when no detector found anything: nothing to combine
     sentences: dict[int, str]
     rows: dict[str, list[tuple[int, Detection]]]  # detector -> (row id, detection)
     has_prior: bool
@@ -37,6 +38,12 @@ def load(job) -> CombineInputs:
     report = study.audited_report
     if report is None:
         raise pipeline.StageError("This study has no report to combine detections on.")
+    found = list(report.detections.exclude(detector=DetectionRow.COMBINED).order_by("id"))
+    if not found:
+        # Nothing to combine, the common case of a clean report: neither the votes nor the
+        # site's weights and rules matter (five reads fewer); whether the site combines at all
+        # still decides what the job records.
+        return CombineInputs(combination_enabled(), None, {}, {}, bool(study.has_prior))
     # A detector that ran and found nothing still votes; a stage that skipped (no image
     # memory, no samples) examined nothing: no vote.
     ran = {spec.name for job_row in study.jobs.filter(state=Job.State.DONE)
@@ -44,7 +51,7 @@ def load(job) -> CombineInputs:
            for spec in in_stage(job_row.stage)}
     rows: dict[str, list[tuple[int, Detection]]] = {name: [] for name in DETECTORS
                                                     if name in ran}
-    for row in report.detections.exclude(detector=DetectionRow.COMBINED).order_by("id"):
+    for row in found:
         rows.setdefault(row.detector, []).append((row.pk, as_worker_detection(row)))
     if study.has_prior:
         # they did not look: there is a prior to compare with
@@ -52,7 +59,8 @@ def load(job) -> CombineInputs:
             if spec.needs_no_prior:
                 rows.pop(spec.name, None)
     sentences = dict(report.sentences.values_list("index", "text"))
-    return CombineInputs(combination_config(), sentences, rows, bool(study.has_prior))
+    config = combination_config()
+    return CombineInputs(config is not None, config, sentences, rows, bool(study.has_prior))
 
 
 def _single_purpose(name: str) -> bool:
@@ -63,8 +71,11 @@ def _single_purpose(name: str) -> bool:
 
 
 def compute(inputs: CombineInputs, models, progress):
-    if inputs.config is None:
+    if not inputs.enabled:
         return None
+    if inputs.config is None:
+        progress(1.0, "0 of 0 flagged")
+        return []
     outputs = [DetectorOutput(name, [d for _, d in found], single_purpose=_single_purpose(name))
                for name, found in inputs.rows.items()]
     embed = SentenceVectors(models["text_embedder"]).embed
