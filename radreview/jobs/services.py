@@ -157,22 +157,18 @@ def _queue_first_pending(study_id: int, here: tuple[str, Claim] | None = None
     else:
         queue, claim = here
         token = Job._meta.get_field("claim_token").get_db_prep_value(claim.token, connection)
-        mine = "CASE WHEN queue = %s THEN {} ELSE {} END"
-        # The claim's fields as runner.claim sets them, only on a job for this worker's queue.
-        assignments = ", ".join([
-            "state = " + mine.format("%s", "%s"),
-            "claim_token = " + mine.format("%s", "NULL"),
-            "claimed_by = " + mine.format("%s", "claimed_by"),
-            "attempts = attempts + " + mine.format("1", "0"),
-            "started_at = " + mine.format("%s", "started_at"),
-            "heartbeat_at = " + mine.format("%s", "heartbeat_at"),
-            "send_failures = " + mine.format("0", "send_failures"),
-            "error = " + mine.format("''", "error"),
-            "error_detail = " + mine.format("''", "error_detail"),
-            "progress_note = " + mine.format("''", "progress_note"),
-        ])
-        params = [queue, Job.State.RUNNING.value, Job.State.QUEUED.value, queue, token,
-                  queue, claim.by, queue, queue, now, queue, now, queue, queue, queue, queue]
+        # Each column takes the claim's value (as runner.claim sets it) only on a job for this
+        # worker's queue; a job for another queue keeps its values and is only queued.
+        claimed = {"claim_token": ("%s", [token]), "claimed_by": ("%s", [claim.by]),
+                   "attempts": ("attempts + 1", []), "started_at": ("%s", [now]),
+                   "heartbeat_at": ("%s", [now]), "send_failures": ("0", []),
+                   "error": ("''", []), "error_detail": ("''", []), "progress_note": ("''", [])}
+        parts = ["state = CASE WHEN queue = %s THEN %s ELSE %s END"]
+        params = [queue, Job.State.RUNNING.value, Job.State.QUEUED.value]
+        for column, (value, values) in claimed.items():
+            parts.append(f"{column} = CASE WHEN queue = %s THEN {value} ELSE {column} END")
+            params += [queue, *values]
+        assignments = ", ".join(parts)
     with connection.cursor() as cursor:
         cursor.execute(
             f"UPDATE {table} SET {assignments}, queued_at = %s WHERE state = %s AND id = ("
