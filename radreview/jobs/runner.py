@@ -60,15 +60,10 @@ def new_claim() -> services.Claim:
 
 
 def _claim(job_id: int) -> uuid.UUID | None:
-    token = uuid.uuid4()
-    now = timezone.now()
-    # The same fields as a chained stage's claim (services.continue_here).
+    claim = new_claim()
     won = Job.objects.filter(pk=job_id, state=Job.State.QUEUED).update(
-        state=Job.State.RUNNING, claim_token=token, claimed_by=worker_identity(),
-        attempts=F("attempts") + 1, started_at=now, heartbeat_at=now, error="", error_detail="",
-        progress_note="", send_failures=0,
-    )
-    return token if won else None
+        state=Job.State.RUNNING, attempts=F("attempts") + 1, **claim.fields(timezone.now()))
+    return claim.token if won else None
 
 
 class Heartbeat:

@@ -110,6 +110,13 @@ class Claim:
     token: uuid.UUID
     by: str
 
+    def fields(self, now) -> dict:
+        """What a claim writes on the job row, besides its state and one attempt more: one list
+        for the runner's claim of a queued job and a chained stage's (``continue_here``)."""
+        return {"claim_token": self.token, "claimed_by": self.by, "started_at": now,
+                "heartbeat_at": now, "error": "", "error_detail": "", "progress_note": "",
+                "send_failures": 0}
+
 
 def continue_here(study: Study, queue: str, claim: Claim) -> int | None:
     """Hand the study's first pending job to the calling worker if it waits on ``queue``, the
@@ -151,30 +158,27 @@ def _queue_first_pending(study_id: int, here: tuple[str, Claim] | None = None
     """
     table = connection.ops.quote_name(Job._meta.db_table)
     order = connection.ops.quote_name("order")
-    now = connection.ops.adapt_datetimefield_value(timezone.now())
+    now = timezone.now()
     if here is None:
         assignments, params = "state = %s", [Job.State.QUEUED.value]
     else:
         queue, claim = here
-        token = Job._meta.get_field("claim_token").get_db_prep_value(claim.token, connection)
-        # Each column takes the claim's value (as runner.claim sets it) only on a job for this
-        # worker's queue; a job for another queue keeps its values and is only queued.
-        claimed = {"claim_token": ("%s", [token]), "claimed_by": ("%s", [claim.by]),
-                   "attempts": ("attempts + 1", []), "started_at": ("%s", [now]),
-                   "heartbeat_at": ("%s", [now]), "send_failures": ("0", []),
-                   "error": ("''", []), "error_detail": ("''", []), "progress_note": ("''", [])}
-        parts = ["state = CASE WHEN queue = %s THEN %s ELSE %s END"]
-        params = [queue, Job.State.RUNNING.value, Job.State.QUEUED.value]
-        for column, (value, values) in claimed.items():
-            parts.append(f"{column} = CASE WHEN queue = %s THEN {value} ELSE {column} END")
-            params += [queue, *values]
+        # A job for this worker's queue takes the claim's values; a job for another queue keeps
+        # its own and is only queued.
+        parts = ["state = CASE WHEN queue = %s THEN %s ELSE %s END",
+                 "attempts = attempts + CASE WHEN queue = %s THEN 1 ELSE 0 END"]
+        params = [queue, Job.State.RUNNING.value, Job.State.QUEUED.value, queue]
+        for column, value in claim.fields(now).items():
+            parts.append(f"{column} = CASE WHEN queue = %s THEN %s ELSE {column} END")
+            params += [queue, Job._meta.get_field(column).get_db_prep_value(value, connection)]
         assignments = ", ".join(parts)
     with connection.cursor() as cursor:
         cursor.execute(
             f"UPDATE {table} SET {assignments}, queued_at = %s WHERE state = %s AND id = ("
             f"SELECT id FROM {table} WHERE study_id = %s AND state = %s ORDER BY {order}, id "
             "LIMIT 1) RETURNING id, queue, state",
-            [*params, now, Job.State.PENDING.value, study_id, Job.State.PENDING.value])
+            [*params, connection.ops.adapt_datetimefield_value(now), Job.State.PENDING.value,
+             study_id, Job.State.PENDING.value])
         row = cursor.fetchone()
     return (row[0], row[1], row[2]) if row else None
 
