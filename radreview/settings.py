@@ -221,8 +221,11 @@ DATABASES = {
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # The web server and the worker write to the same file: WAL lets readers go on while one
     # writes, and IMMEDIATE transactions take the write lock up front instead of failing midway.
+    # synchronous=FULL: a commit is answered once it is on disk, so an upload, a decision or a
+    # sign-off that was acknowledged survives a power cut, as on PostgreSQL's default; a
+    # worker's own connections commit without waiting (celery_fixup.worker_commit_setting).
     DATABASES["default"]["OPTIONS"] = {
-        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;",
         "transaction_mode": "IMMEDIATE",
         "timeout": 30,
     }
@@ -403,16 +406,17 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_DEFAULT_QUEUE = "cpu"
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-# Jobs whose worker stopped sending heartbeats for this long are taken over by a new worker.
 # PostgreSQL's synchronous_commit for the worker's own connections (docs/operations.md,
-# "What a commit waits for"). A worker writes only what it can compute again from durable
-# inputs, and the reconciler does so for a job whose done mark a crash lost; the web process,
-# which stores what people send (uploads, decisions, sign-offs), keeps the server's default.
+# "What a commit waits for"; on SQLite "off" is synchronous=NORMAL, the rest FULL). A worker
+# writes only what it can compute again from durable inputs, and the reconciler does so for a
+# job whose done mark a crash lost; the web process, which stores what people send (uploads,
+# decisions, sign-offs), waits for the disk.
 WORKER_SYNCHRONOUS_COMMIT = os.environ.get("RADREVIEW_WORKER_SYNCHRONOUS_COMMIT", "off")
 if WORKER_SYNCHRONOUS_COMMIT not in {"on", "off", "local", "remote_write", "remote_apply"}:
     raise ImproperlyConfigured(
         "RADREVIEW_WORKER_SYNCHRONOUS_COMMIT must be one of on, off, local, remote_write, "
         f"remote_apply, not {WORKER_SYNCHRONOUS_COMMIT!r}")
+# Jobs whose worker stopped sending heartbeats for this long are taken over by a new worker.
 JOB_HEARTBEAT_SECONDS = env_int("RADREVIEW_JOB_HEARTBEAT_SECONDS", 10)
 JOB_STALE_AFTER_SECONDS = env_int("RADREVIEW_JOB_STALE_AFTER_SECONDS", 120)
 JOB_MAX_ATTEMPTS = env_int("RADREVIEW_JOB_MAX_ATTEMPTS", 3)

@@ -13,12 +13,13 @@ skips even that check (one round trip less): its first query, the claim, replace
 connection itself (runner.claim).
 
 Only the per-task close changes; Celery's fixup still sets Django up, and a forked pool child
-still drops the connections it inherited. The worker's PostgreSQL connections also get the
-site's ``WORKER_SYNCHRONOUS_COMMIT`` (``worker_commit_setting``).
+still drops the connections it inherited. The worker's connections also get the site's
+``WORKER_SYNCHRONOUS_COMMIT`` (``worker_commit_setting``; on SQLite, its ``synchronous``).
 """
 from __future__ import annotations
 
 import os
+import re
 
 from celery.fixups.django import DjangoFixup, DjangoWorkerFixup
 from django.conf import settings
@@ -30,22 +31,39 @@ CHECKED_BY_THEIR_FIRST_QUERY = frozenset({"workers.tasks.run_stage"})
 
 
 def worker_commit_setting() -> None:
-    """Give this process's PostgreSQL connections the worker's ``synchronous_commit``.
+    """Give this process's database connections the worker's ``synchronous_commit``.
 
     Set as a connection option, so it costs no round trip; a connection opened before (none is,
     at worker start) keeps the old value until it is replaced. Every commit a worker makes is
     then answered without waiting for the disk: what it writes is derived (stage results, job
     states, claims) and a crash that loses the last of it only sends those jobs round again
     (the reconciler), while the web process keeps the durable default for what people send.
+    On SQLite the same choice is its ``synchronous`` pragma: NORMAL for "off" (in WAL mode a
+    commit then reaches the disk at the next checkpoint), FULL for every other value.
     """
     for conn in connections.all():
-        if conn.vendor != "postgresql":
-            continue
         options = conn.settings_dict.setdefault("OPTIONS", {})
-        current = options.get("options", "")
-        if "synchronous_commit" not in current:  # an operator's own URL option wins
-            options["options"] = (
-                f"{current} -c synchronous_commit={settings.WORKER_SYNCHRONOUS_COMMIT}".strip())
+        if conn.vendor == "postgresql":
+            current = options.get("options", "")
+            if "synchronous_commit" not in current:  # an operator's own URL option wins
+                options["options"] = (
+                    f"{current} -c synchronous_commit={settings.WORKER_SYNCHRONOUS_COMMIT}"
+                    .strip())
+        elif conn.vendor == "sqlite":
+            level = "NORMAL" if settings.WORKER_SYNCHRONOUS_COMMIT == "off" else "FULL"
+            options["init_command"] = with_sqlite_synchronous(
+                options.get("init_command", ""), level)
+
+
+_SYNCHRONOUS_PRAGMA = re.compile(r"PRAGMA synchronous\s*=\s*\w+;?", re.IGNORECASE)
+
+
+def with_sqlite_synchronous(init_command: str, level: str) -> str:
+    """``init_command`` with its ``synchronous`` pragma set to ``level`` (added if absent)."""
+    pragma = f"PRAGMA synchronous={level};"
+    if _SYNCHRONOUS_PRAGMA.search(init_command):
+        return _SYNCHRONOUS_PRAGMA.sub(pragma, init_command)
+    return f"{init_command} {pragma}".strip()
 
 
 class WorkerFixup(DjangoWorkerFixup):

@@ -15,7 +15,11 @@ from django.db import OperationalError, connection
 
 from radreview.celery import app
 from radreview.jobs import runner
-from radreview.jobs.celery_fixup import WorkerFixup, worker_commit_setting
+from radreview.jobs.celery_fixup import (
+    WorkerFixup,
+    with_sqlite_synchronous,
+    worker_commit_setting,
+)
 
 # A task as the fixup's signal handlers see it: run by a worker, not eagerly.
 TASK = SimpleNamespace(request=SimpleNamespace(is_eager=False))
@@ -139,3 +143,33 @@ def test_an_operators_own_synchronous_commit_option_wins(restored_options, setti
     settings.WORKER_SYNCHRONOUS_COMMIT = "off"
     worker_commit_setting()
     assert show_synchronous_commit() == "local"
+
+
+def sqlite_synchronous() -> int:
+    connection.close()  # the init command runs on the next connection
+    with connection.cursor() as cursor:
+        cursor.execute("PRAGMA synchronous")
+        return cursor.fetchone()[0]
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's own pragma")
+@pytest.mark.django_db(transaction=True)
+def test_on_sqlite_the_web_process_waits_for_the_disk_and_a_worker_does_not(
+        worker_fixup, restored_options, settings):
+    # The embedded default keeps the same promise: what was acknowledged survives a power cut.
+    full, normal = 2, 1
+    assert sqlite_synchronous() == full
+    settings.WORKER_SYNCHRONOUS_COMMIT = "off"
+    worker_fixup.install()
+    assert sqlite_synchronous() == normal
+    settings.WORKER_SYNCHRONOUS_COMMIT = "on"
+    worker_commit_setting()
+    assert sqlite_synchronous() == full
+
+
+def test_the_sqlite_pragma_is_replaced_or_added():
+    wal = "PRAGMA journal_mode=WAL;"
+    assert with_sqlite_synchronous(f"{wal} PRAGMA synchronous=FULL;", "NORMAL") == \
+        f"{wal} PRAGMA synchronous=NORMAL;"
+    assert with_sqlite_synchronous(wal, "NORMAL") == f"{wal} PRAGMA synchronous=NORMAL;"
+    assert with_sqlite_synchronous("", "FULL") == "PRAGMA synchronous=FULL;"
