@@ -10,8 +10,8 @@ pass walks only what was made since. A collection first, so that garbage is not 
 
 Frozen objects are still freed when nothing refers to them; only a reference cycle among them
 would never be collected. So a process freezes at the points where it has just loaded what it
-keeps (the web app at start, a worker after a stage's first run, when its models are loaded),
-not again and again.
+keeps (the web app at start, a worker after a stage's first run, when its models are loaded
+and the job's own objects are gone), not again and again.
 """
 from __future__ import annotations
 

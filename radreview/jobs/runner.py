@@ -123,9 +123,15 @@ def run_chain(job_id: int) -> None:
     anyway. A stage for another queue (a GPU) is sent as a message, as before. A worker killed
     inside the chain leaves the running stage to the reconciler (its heartbeat goes stale), and
     the next one, claimed for this worker when the stage before it committed, too."""
-    kept = run_job(job_id, chain=True)
+    stages: list[str] = []
+    kept = run_job(job_id, chain=True, ran=stages)
     while kept is not None:
-        kept = run_job(kept.job_id, chain=True, claimed=kept.token)
+        kept = run_job(kept.job_id, chain=True, claimed=kept.token, ran=stages)
+    # A stage's first run loaded its models: out of the collector's walk from now on. Only once
+    # the jobs' own objects are gone, so that none of them (a study and its prefetched reports
+    # refer to each other) is frozen with the models and kept for the life of the process.
+    for stage in stages:
+        freeze_after_first(stage)
 
 
 @dataclass(frozen=True)
@@ -135,11 +141,11 @@ class Kept:
     token: uuid.UUID
 
 
-def run_job(job_id: int, *, chain: bool = False, claimed: uuid.UUID | None = None
-            ) -> Kept | None:
+def run_job(job_id: int, *, chain: bool = False, claimed: uuid.UUID | None = None,
+            ran: list[str] | None = None) -> Kept | None:
     """Run one job; ``claimed``: the token it was claimed under already. With ``chain``, the
     study's next job is claimed for this worker and returned when it waits on this job's queue,
-    instead of being sent to the broker."""
+    instead of being sent to the broker. ``ran`` gets the job's stage once it has run."""
     token = claimed or claim(job_id)
     if token is None:
         logger.info("job %s is not queued any more; nothing to do", job_id)
@@ -162,7 +168,8 @@ def run_job(job_id: int, *, chain: bool = False, claimed: uuid.UUID | None = Non
         fail(job, token, exc)
         return None
     finally:
-        freeze_after_first(job.stage)  # its models, now loaded, out of the collector's walk
+        if ran is not None:
+            ran.append(job.stage)
     if finished:
         logger.info("job %s (%s) done", job.pk, job.stage)
     return finished.kept if finished else None

@@ -1,6 +1,7 @@
 """The processes' long-lived objects are kept out of the collector's full passes
 (radreview/longlived.py): frozen once, at the points where a process has loaded them."""
 import gc
+import inspect
 
 import pytest
 
@@ -39,20 +40,25 @@ def test_a_name_freezes_the_first_time_only(fresh_freezes):
 
 
 @pytest.mark.django_db
-def test_a_worker_freezes_after_a_stages_first_run(fresh_freezes, monkeypatch,
-                                                    django_capture_on_commit_callbacks):
+def test_a_worker_freezes_after_a_stages_first_run_once_the_jobs_are_done(
+        fresh_freezes, monkeypatch, django_capture_on_commit_callbacks):
     monkeypatch.setattr(services, "send", lambda job_id, queue: None)  # no broker here
+    inside_a_job = []
+    freeze = longlived.freeze_long_lived
+    monkeypatch.setattr(longlived, "freeze_long_lived", lambda: (
+        inside_a_job.append(any(f.function == "run_job" for f in inspect.stack())), freeze()))
     study = factories.make_study()
     factories.make_report(study, "FINDINGS: Heart size is normal.", with_sentences=False)
     services.plan_jobs(study, StudyInputs(has_images=False, has_report=True))
     with django_capture_on_commit_callbacks(execute=True):
         services.start_next(study)
-    job = study.jobs.get(stage="parse_report")
-    runner.run_job(job.pk)
-    job.refresh_from_db()
-    assert job.state == Job.State.DONE
-    assert longlived._frozen_after == {"parse_report"}
+    runner.run_chain(study.jobs.get(stage="parse_report").pk)  # what the worker's task runs
+    assert set(study.jobs.values_list("state", flat=True)) == {Job.State.DONE}
+    assert longlived._frozen_after == {"parse_report", "audit", "combine"}
     assert gc.get_freeze_count() > 0
+    # After run_job returned: no job's own objects (a study and its reports, which refer to
+    # each other) are frozen with the models.
+    assert inside_a_job == [False, False, False]
 
 
 def test_the_web_application_freezes_when_loaded(fresh_freezes):
