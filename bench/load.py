@@ -254,6 +254,7 @@ class Reviewer:
         self.acknowledged = 0
         self.refused: list[str] = []
         self.cpu_seconds = 0.0  # this client thread's own CPU while deciding
+        self.latencies: list[float] = []  # this reviewer's own, in seconds
 
     def sign_in(self) -> None:
         page = self.session.get(f"{self.app.url}/accounts/login/", timeout=60)
@@ -290,6 +291,7 @@ class Reviewer:
         except requests.RequestException:
             status, response = 0, None
         self.calls.add(time.monotonic() - started, status)
+        self.latencies.append(time.monotonic() - started)
         if status == 200:
             self.acknowledged += 1
         else:
@@ -425,6 +427,12 @@ def report_review(reviewers: list[Reviewer], before: int, args, verdict: Verdict
         print(f"  server time per decision (gunicorn: parsed to answered, not the wait to be "
               f"accepted): p50 {ms[len(ms) // 2]:.0f} ms, p95 {ms[round(0.95 * (len(ms) - 1))]:.0f}"
               f" ms, mean {statistics.fmean(ms):.0f} ms over {len(ms)}")
+    # A reviewer's keep-alive connection stays with the gunicorn process that accepted it, so
+    # reviewers who share a busier process wait longer on every decision (docs/operations.md).
+    means = sorted(1000 * statistics.fmean(r.latencies) for r in reviewers if r.latencies)
+    if means:
+        print(f"  each reviewer's mean latency: lowest {means[0]:.0f} ms, median "
+              f"{statistics.median(means):.0f} ms, highest {means[-1]:.0f} ms")
     sent = len(reviewers) * args.decisions
     print(f"  load client's own CPU per decision (its {len(reviewers)} threads, on the same "
           f"cores as the server): {sum(r.cpu_seconds for r in reviewers) / sent * 1000:.1f} ms")
@@ -504,6 +512,7 @@ def main() -> int:
             study_calls, review_calls = Calls("POST /api/studies/"), Calls("decide / undo")
             for reviewer in reviewers:
                 reviewer.calls, reviewer.acknowledged, reviewer.refused = review_calls, 0, []
+                reviewer.latencies = []
             before, logged = decisions_of(reviewers), app.access_size()
             holder: dict = {}
             poster = threading.Thread(target=lambda: holder.update(
