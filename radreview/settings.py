@@ -218,6 +218,17 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Parameters bound on the server, and a statement prepared once a connection has run it
+    # this many times (psycopg's prepare_threshold): PostgreSQL then stops planning the same
+    # queries again, about a third of its CPU per review decision (docs/operations.md, "Load").
+    # Django leaves both off for transaction-pooling proxies (PgBouncer before 1.21, which
+    # cannot keep a prepared statement): "off" turns them off for a site behind one.
+    PREPARE_THRESHOLD = os.environ.get("RADREVIEW_DB_PREPARE_THRESHOLD", "5")
+    if PREPARE_THRESHOLD.lower() != "off":
+        DATABASES["default"].setdefault("OPTIONS", {}).update(
+            server_side_binding=True,
+            prepare_threshold=env_int("RADREVIEW_DB_PREPARE_THRESHOLD", 5))
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # The web server and the worker write to the same file: WAL lets readers go on while one
     # writes, and IMMEDIATE transactions take the write lock up front instead of failing midway.
