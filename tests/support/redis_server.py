@@ -67,8 +67,11 @@ class RedisServer:
 @contextlib.contextmanager
 def use_as_broker(settings, url: str):
     """Point this process's Celery app (and settings) at ``url`` for the duration. Celery
-    prefers the CELERY_BROKER_URL environment variable to its configuration, so that too."""
+    prefers the CELERY_BROKER_URL environment variable to its configuration, so that too; and
+    a transport named in the configuration wins over the URL's scheme (the embedded default
+    names its own filesystem transport), so it is cleared."""
     previous = celery_app.conf.broker_url, settings.CELERY_BROKER_URL
+    previous_transport = celery_app.conf.broker_transport
     previous_environ = os.environ.get("CELERY_BROKER_URL")
 
     def reset_pools():
@@ -77,6 +80,7 @@ def use_as_broker(settings, url: str):
             celery_app.__dict__["amqp"]._producer_pool = None
 
     celery_app.conf.broker_url = url
+    celery_app.conf.broker_transport = None
     settings.CELERY_BROKER_URL = url
     os.environ["CELERY_BROKER_URL"] = url
     reset_pools()
@@ -84,6 +88,7 @@ def use_as_broker(settings, url: str):
         yield
     finally:
         celery_app.conf.broker_url, settings.CELERY_BROKER_URL = previous
+        celery_app.conf.broker_transport = previous_transport
         if previous_environ is None:
             os.environ.pop("CELERY_BROKER_URL", None)
         else:
