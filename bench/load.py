@@ -313,8 +313,9 @@ class Reviewer:
                 data["detection"] = detection
         started = time.monotonic()
         status, body = self.post(url, data)
-        self.calls.add(time.monotonic() - started, status)
-        self.latencies.append(time.monotonic() - started)
+        elapsed = time.monotonic() - started
+        self.calls.add(elapsed, status)
+        self.latencies.append(elapsed)
         if status == 200:
             self.acknowledged += 1
         else:

@@ -224,8 +224,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # queries again, about a third of its CPU per review decision (docs/operations.md, "Load").
     # Django leaves both off for transaction-pooling proxies (PgBouncer before 1.21, which
     # cannot keep a prepared statement): "off" turns them off for a site behind one.
-    PREPARE_THRESHOLD = os.environ.get("RADREVIEW_DB_PREPARE_THRESHOLD", "5")
-    if PREPARE_THRESHOLD.lower() != "off":
+    if os.environ.get("RADREVIEW_DB_PREPARE_THRESHOLD", "").lower() != "off":
         DATABASES["default"].setdefault("OPTIONS", {}).update(
             server_side_binding=True,
             prepare_threshold=env_int("RADREVIEW_DB_PREPARE_THRESHOLD", 5))

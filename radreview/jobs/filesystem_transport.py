@@ -13,6 +13,7 @@ Selected by ``CELERY_BROKER_TRANSPORT`` in radreview/settings.py; Redis is unaff
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import uuid
 from time import monotonic
@@ -37,10 +38,8 @@ class Channel(filesystem.Channel):
                 handle.write(str_to_bytes(dumps(payload)))
             os.replace(partial, final)
         except OSError as exc:
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(partial)
-            except OSError:
-                pass
             raise ChannelError(f"Cannot add file {final!r} to directory") from exc
 
 
