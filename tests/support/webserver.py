@@ -13,7 +13,10 @@ from pathlib import Path
 
 from django.conf import settings
 
+from .sockets import child_pids, process_holding
 from .worker import ROOT, ProcessGroup, test_database_url
+
+__all__ = ["WebServer", "free_port", "process_holding"]
 
 
 def free_port() -> int:
@@ -59,42 +62,4 @@ class WebServer(ProcessGroup):
         raise RuntimeError(f"gunicorn did not answer in {timeout} s:\n{self.log()}")
 
     def worker_pids(self) -> list[int]:
-        children = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children")
-        return [int(pid) for pid in children.read_text().split()]
-
-
-
-def _socket_inode(local_port: int, remote_port: int) -> str | None:
-    """The inode of the loopback TCP socket from ``local_port`` to ``remote_port``."""
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        try:
-            lines = Path(table).read_text().splitlines()[1:]
-        except FileNotFoundError:
-            continue
-        for line in lines:
-            fields = line.split()
-            local, remote, inode = fields[1], fields[2], fields[9]
-            if (int(local.rsplit(":", 1)[1], 16) == local_port
-                    and int(remote.rsplit(":", 1)[1], 16) == remote_port):
-                return inode
-    return None
-
-
-def process_holding(pids: list[int], server_port: int, client_port: int) -> int | None:
-    """Which of ``pids`` holds the server end of the client's connection (the web worker that
-    is serving that request)."""
-    inode = _socket_inode(server_port, client_port)
-    if inode is None:
-        return None
-    wanted = f"socket:[{inode}]"
-    for pid in pids:
-        try:
-            for fd in Path(f"/proc/{pid}/fd").iterdir():
-                try:
-                    if os.readlink(fd) == wanted:
-                        return pid
-                except OSError:
-                    continue
-        except OSError:
-            continue
-    return None
+        return child_pids(self.process.pid)
