@@ -43,6 +43,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,6 +54,7 @@ import requests
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from radreview.longlived import freeze_long_lived  # noqa: E402 - after the path above
+from tests.support.sockets import child_pids, process_holding  # noqa: E402
 
 NORMAL = "FINDINGS: Heart size is normal. No pneumothorax.\nIMPRESSION: No acute disease"
 FLAGGED = ("FINDINGS: Large left pleural effusion. No pleural effusion. Heart size is normal. "
@@ -121,7 +123,14 @@ class App:
             # Each request's own time in the server (from its parsing to its answer, not its
             # wait to be accepted): what a decision costs, apart from the queue in front.
             "--access-logfile", str(self.access_log), "--access-logformat", "%(m)s %(U)s %(D)s"])
+        self.web_pid = self.processes[-1].pid
         wait(self._answers, 60, "gunicorn")
+
+    def connections_per_process(self, client_ports: list[int]) -> list[int]:
+        """How many of these kept-alive connections each gunicorn process holds, most first."""
+        workers = child_pids(self.web_pid)
+        held = Counter(process_holding(workers, self.port, port) for port in client_ports)
+        return sorted((held[pid] for pid in workers), reverse=True)
 
     def _answers(self) -> bool:
         try:
@@ -333,12 +342,19 @@ class Reviewer:
         self.cpu_seconds = time.thread_time() - started
 
 
-def run_review(reviewers: list[Reviewer], decisions: int, calls: Calls,
-               think: float = 0.0) -> None:
+def run_review(reviewers: list[Reviewer], decisions: int, calls: Calls, think: float,
+               app: App) -> None:
     calls.started = time.monotonic()
     threads = [threading.Thread(target=r.run, args=(decisions, think)) for r in reviewers]
     for thread in threads:
         thread.start()
+    # How the reviewers' connections are shared between the gunicorn processes, read once they
+    # all decide (before the first to finish sees its connection closed while idle): each stays
+    # with the process that accepted it, which is what its reviewer waits on.
+    time.sleep(1)
+    ports = [r.connection.sock.getsockname()[1] for r in reviewers if r.connection.sock]
+    print(f"  reviewers' connections per gunicorn process, 1 s in: "
+          f"{app.connections_per_process(ports)} of {len(reviewers)}")
     for thread in threads:
         thread.join()
 
@@ -527,7 +543,7 @@ def main() -> int:
             for reviewer in reviewers:
                 reviewer.calls = calls
             before, logged = decisions_of(reviewers), app.access_size()
-            run_review(reviewers, args.decisions, calls, args.think_seconds)
+            run_review(reviewers, args.decisions, calls, args.think_seconds, app)
             report_review(reviewers, before, args, verdict, calls,
                           app.decision_server_ms(logged))
         if args.mode in ("all", "both"):
@@ -542,7 +558,7 @@ def main() -> int:
             poster = threading.Thread(target=lambda: holder.update(
                 phase_studies(app, token, args, verdict, "three", study_calls)))
             poster.start()
-            run_review(reviewers, args.decisions, review_calls, args.think_seconds)
+            run_review(reviewers, args.decisions, review_calls, args.think_seconds, app)
             poster.join()
             report_studies(holder, args, verdict, "three", study_calls)
             report_review(reviewers, before, args, verdict, review_calls,
