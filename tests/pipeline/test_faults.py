@@ -123,10 +123,14 @@ def _stored_files(media_root: Path) -> list[Path]:
     return [path for path in (media_root / "studies").glob("*/originals/*") if path.is_file()]
 
 
+@pytest.mark.parametrize("production_settings", [False, True],
+                         ids=["scripts-run-sync-workers", "docker-gunicorn-conf"])
 def test_a_web_worker_killed_mid_upload_stores_nothing_and_the_retry_works(
-        transactional_db, api_token, media_root):
+        transactional_db, api_token, media_root, production_settings):
     """The web worker serving an upload is killed the moment its first file lands in the media
-    folder — after every check passed, while the study's rows are not yet committed."""
+    folder — after every check passed, while the study's rows are not yet committed. Under
+    both servers: scripts/run.sh's sync workers on one shared socket, and the image's gthread
+    workers, each on a listening socket of its own (the retry must reach a live one)."""
     pixels = dicom.stored_values(dicom.chest_phantom(seed=3, rows=1000, cols=1000), bits=12)
     files = [(f"view-{n}.dcm", dicom.make_dicom(pixels=pixels, rows=1000, cols=1000,
                                                study_uid="1.2.3.4242"))
@@ -134,7 +138,7 @@ def test_a_web_worker_killed_mid_upload_stores_nothing_and_the_retry_works(
     body, content_type = _multipart(files, REPORT)
     headers = {"Authorization": f"Token {api_token}", "Content-Type": content_type}
 
-    server = WebServer(workers=2)
+    server = WebServer(workers=2, production_settings=production_settings)
     server.start()
     try:
         connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=120)

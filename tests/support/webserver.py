@@ -27,10 +27,13 @@ def free_port() -> int:
 
 class WebServer(ProcessGroup):
     """``gunicorn radreview.wsgi`` with ``workers`` sync workers on a free loopback port, in its
-    own process group, sharing the test database, media and broker with the test."""
+    own process group, sharing the test database, media and broker with the test; with
+    ``production_settings``, gthread workers with the image's settings (docker/gunicorn.conf.py:
+    threads, a listening socket per process)."""
 
-    def __init__(self, workers: int = 2, **environment: str):
+    def __init__(self, workers: int = 2, production_settings: bool = False, **environment: str):
         self.workers = workers
+        self.settings_file = ["-c", "docker/gunicorn.conf.py"] if production_settings else []
         self.environment = environment
         self.port = free_port()
         self.process: subprocess.Popen | None = None
@@ -46,7 +49,8 @@ class WebServer(ProcessGroup):
                    RADREVIEW_INDEX_DIR=str(settings.INDEX_DIR), **self.environment)
         self._log = self.log_path.open("wb")
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "radreview.wsgi", "--bind", f"127.0.0.1:{self.port}",
+            [sys.executable, "-m", "gunicorn", "radreview.wsgi", *self.settings_file,
+             "--bind", f"127.0.0.1:{self.port}",
              "--workers", str(self.workers), "--timeout", "120", "--graceful-timeout", "5"],
             cwd=ROOT, env=env, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True,
         )
