@@ -26,6 +26,8 @@ Modes (``all`` runs the three in turn, on the same running application):
   both     the two at once.
 Each prints requests per second, p50/p95/p99 latency, the 5xx count, and: studies posted vs
 stored vs complete, decisions acknowledged vs stored. Any difference prints FAIL.
+The review modes also print how the reviewers' connections are shared between the gunicorn
+processes (each connection stays with the process that accepted it).
 """
 from __future__ import annotations
 

@@ -23,5 +23,5 @@ timeout = 120
 # connections over them. On one shared socket the processes race to accept, and a burst of
 # connections (a department opening its pages) went mostly to one process; a browser's kept-alive
 # connection then stays there, behind that process's interpreter lock (docs/operations.md,
-# "Load": with it, 20 reviewers' p95 under 200 ms in every run).
+# "A listening socket per process").
 reuse_port = True
