@@ -38,7 +38,6 @@ import random
 import re
 import select
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -56,7 +55,7 @@ import requests
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from radreview.longlived import freeze_long_lived  # noqa: E402 - after the path above
-from tests.support.sockets import child_pids, process_holding  # noqa: E402
+from tests.support.sockets import child_pids, free_port, process_holding  # noqa: E402
 
 NORMAL = "FINDINGS: Heart size is normal. No pneumothorax.\nIMPRESSION: No acute disease"
 FLAGGED = ("FINDINGS: Large left pleural effusion. No pleural effusion. Heart size is normal. "
@@ -71,11 +70,6 @@ DECISION_LINE = re.compile(r"POST /studies/\d+/review/(?:decide|undo)/ (\d+)$")
 
 # --- the application under load ----------------------------------------------------------
 
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def stack_name() -> str:

@@ -30,7 +30,8 @@ from radreview.studies.services import orphans
 from radreview.studies.storage import AtomicFileSystemStorage
 from tests.support import dicom_factory as dicom
 from tests.support.outages import database_unavailable, on_postgres, restart_broker
-from tests.support.webserver import WebServer, process_holding
+from tests.support.sockets import process_holding
+from tests.support.webserver import WebServer
 from tests.support.worker import WorkerProcess, wait_for
 
 pytestmark = [pytest.mark.pipeline, pytest.mark.slow]

@@ -15,6 +15,7 @@ import pytest
 import requests
 from django.conf import settings
 
+from .sockets import free_port
 from .worker import ROOT, test_database_url, wait_for
 
 ORTHANC = os.environ.get("RADREVIEW_ORTHANC", "/usr/sbin/Orthanc")
@@ -28,12 +29,6 @@ def require(program: str) -> str:
         pytest.fail(f"{program} not found; scripts/test.sh installs Debian's orthanc, "
                     "orthanc-dicomweb and dcmtk")
     return found
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def port_open(port: int) -> bool:

@@ -17,11 +17,7 @@ from pathlib import Path
 
 from radreview.celery import app as celery_app
 
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+from .sockets import free_port
 
 
 class RedisServer:

@@ -1,12 +1,21 @@
-"""Which process holds a loopback TCP socket, from /proc (Linux): the gunicorn worker that serves
-a client's connection, the processes listening on a port. No Django: bench/load.py uses it too."""
+"""Loopback TCP sockets for tests and bench scripts: a free port, and which process holds a
+socket, from /proc (Linux): the gunicorn worker that serves a client's connection, the processes
+listening on a port. No Django: bench/load.py uses it too."""
 from __future__ import annotations
 
 import contextlib
 import os
+import socket
 from pathlib import Path
 
 LISTEN = "0A"  # the state column of /proc/net/tcp
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
 
 
 def child_pids(pid: int) -> list[int]:

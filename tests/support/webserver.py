@@ -3,7 +3,6 @@ kill or starve it; and the process that holds a given client connection."""
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -13,16 +12,8 @@ from pathlib import Path
 
 from django.conf import settings
 
-from .sockets import child_pids, process_holding
+from .sockets import child_pids, free_port
 from .worker import ROOT, ProcessGroup, test_database_url
-
-__all__ = ["WebServer", "free_port", "process_holding"]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class WebServer(ProcessGroup):

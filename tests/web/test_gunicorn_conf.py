@@ -4,13 +4,12 @@ import http.client
 import os
 import runpy
 import signal
-import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from tests.support.sockets import LISTEN, child_pids, socket_inodes_of, tcp_inodes
+from tests.support.sockets import LISTEN, child_pids, free_port, socket_inodes_of, tcp_inodes
 
 ROOT = Path(__file__).resolve().parents[2]
 CONF = ROOT / "docker" / "gunicorn.conf.py"
@@ -41,21 +40,13 @@ def test_the_image_and_the_load_bench_start_gunicorn_with_it():
     assert '"-c", "docker/gunicorn.conf.py"' in (ROOT / "bench" / "load.py").read_text()
 
 
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def test_each_process_listens_on_a_socket_of_its_own(tmp_path):
     """A browser's kept-alive connection stays with the process that accepted it. On one
     listening socket shared by the processes, the processes race to accept, and a burst of new
     connections (twenty reviewers opening their pages) goes mostly to whichever won the first
     ones; with reuse_port each process listens on a socket of its own and the kernel spreads
-    new connections over them (docs/operations.md, "Load")."""
-    port = _free_port()
+    new connections over them (docs/operations.md, "A listening socket per process")."""
+    port = free_port()
     env = dict(os.environ, WEB_CONCURRENCY="2", WEB_THREADS="4")
     with (tmp_path / "gunicorn.log").open("wb") as log:
         arbiter = subprocess.Popen(

@@ -17,7 +17,7 @@ from kombu.exceptions import OperationalError as BrokerError
 from radreview.outages import middleware
 from radreview.studies import views as study_views
 from tests import factories
-from tests.support.redis_server import free_port
+from tests.support.sockets import free_port
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -8,8 +8,9 @@ from radreview.dicomnet.models import SrDelivery
 from radreview.review import services
 from radreview.studies.models import Study
 from tests.factories import PASSWORD
-from tests.support.dicom_services import StoreScp, free_port
+from tests.support.dicom_services import StoreScp
 from tests.support.dicom_study import make_dicom_review_study
+from tests.support.sockets import free_port
 from tests.support.worker import wait_for
 from tests.web.review import factories as rf
 
