@@ -44,14 +44,12 @@ def compute(inputs: CalibrationJob, models, progress) -> crc.CalibrationResult:
     return result
 
 
-def store(job: Job, result: crc.CalibrationResult) -> None:
+def store(job: Job, result: crc.CalibrationResult) -> dict:
     from .services import create_calibration  # noqa: PLC0415 - defer faiss/pydicom/pynetdicom/scipy
 
     params = job.params
     calibration = create_calibration(result, file_name=params.get("file_name", ""),
                                      sha256=params.get("sha256", ""), path=params.get("path", ""),
                                      actor=job.created_by, job=job)
-    Job.objects.filter(pk=job.pk).update(result={
-        "calibration": calibration.pk, "version": calibration.version,
-        "summary": result.summary(), "at": timezone.now().isoformat(),
-    })
+    return {"calibration": calibration.pk, "version": calibration.version,
+            "summary": result.summary(), "at": timezone.now().isoformat()}

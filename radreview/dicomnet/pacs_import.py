@@ -102,7 +102,7 @@ def compute(request: ImportRequest, models, progress) -> Retrieved:
     return Retrieved(uid, folder, tuple(files))
 
 
-def store(job: Job, retrieved: Retrieved) -> None:
+def store(job: Job, retrieved: Retrieved) -> dict:
     """Create the study from the retrieved files (raises UploadRejected with the upload's
     reason, which fails the job); the files go either way."""
     handles = [media_path(path).open("rb") for path in retrieved.files]
@@ -118,8 +118,7 @@ def store(job: Job, retrieved: Retrieved) -> None:
         for handle in handles:
             handle.close()
         shutil.rmtree(media_path(retrieved.folder), ignore_errors=True)
-    Job.objects.filter(pk=job.pk).update(result={
-        "study": study.pk, "instances": len(retrieved.files), "already": already,
-        "at": timezone.now().isoformat()})
     logger.info("PACS import job %s: study %s (%s instances)%s", job.pk, study.pk,
                 len(retrieved.files), ", already there" if already else "")
+    return {"study": study.pk, "instances": len(retrieved.files), "already": already,
+            "at": timezone.now().isoformat()}

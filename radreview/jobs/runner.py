@@ -17,8 +17,8 @@ import uuid
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.db import InterfaceError, OperationalError, connection, transaction
-from django.db.models import F
+from django.db import InterfaceError, OperationalError, connection, models, transaction
+from django.db.models import F, prefetch_related_objects
 from django.utils import timezone
 
 from radreview.audit.services import record_event
@@ -126,7 +126,7 @@ def run_chain(job_id: int) -> None:
     stages: list[str] = []
     kept = run_job(job_id, chain=True, ran=stages)
     while kept is not None:
-        kept = run_job(kept.job_id, chain=True, claimed=kept.token, ran=stages)
+        kept = run_claimed(kept.job, kept.token, chain=True, ran=stages)
     # A stage's first run loaded its models: out of the collector's walk from now on. Only once
     # the jobs' own objects are gone, so that none of them (a study and its prefetched reports
     # refer to each other) is frozen with the models and kept for the life of the process.
@@ -136,26 +136,35 @@ def run_chain(job_id: int) -> None:
 
 @dataclass(frozen=True)
 class Kept:
-    """The study's next job, claimed for this worker (``services.continue_here``)."""
-    job_id: int
+    """The study's next job, claimed for this worker (``services.continue_here``), with its
+    study as the stage before read it."""
+    job: Job
     token: uuid.UUID
 
 
-def run_job(job_id: int, *, chain: bool = False, claimed: uuid.UUID | None = None,
-            ran: list[str] | None = None) -> Kept | None:
-    """Run one job; ``claimed``: the token it was claimed under already. With ``chain``, the
-    study's next job is claimed for this worker and returned when it waits on this job's queue,
-    instead of being sent to the broker. ``ran`` gets the job's stage once it has run."""
-    token = claimed or claim(job_id)
+def run_job(job_id: int, *, chain: bool = False, ran: list[str] | None = None) -> Kept | None:
+    """Claim a queued job and run it (``run_claimed``)."""
+    token = claim(job_id)
     if token is None:
         logger.info("job %s is not queued any more; nothing to do", job_id)
         return None
-    # The study's reports with it: a stage's load and store each ask for the audited report,
-    # one query for both instead of one each (a round trip apiece on PostgreSQL).
-    job = Job.objects.select_related("study").prefetch_related("study__reports").get(pk=job_id)
-    if job.study_id and job.study.status == Study.Status.QUEUED:  # its first stage
-        Study.objects.filter(pk=job.study_id, status=Study.Status.QUEUED).update(
-            status=Study.Status.PROCESSING)
+    return run_claimed(Job.objects.select_related("study").get(pk=job_id), token, chain=chain,
+                       ran=ran)
+
+
+def run_claimed(job: Job, token: uuid.UUID, *, chain: bool = False,
+                ran: list[str] | None = None) -> Kept | None:
+    """Run a job claimed under ``token``. With ``chain``, the study's next job is claimed for
+    this worker and returned when it waits on this job's queue, instead of being sent to the
+    broker. ``ran`` gets the job's stage once it has run."""
+    if job.study_id:
+        # The study's reports with it: a stage's load and store each ask for the audited
+        # report, one query for both instead of one each (a round trip apiece on PostgreSQL).
+        prefetch_related_objects([job.study], "reports")
+        if job.study.status == Study.Status.QUEUED:  # its first stage
+            Study.objects.filter(pk=job.study_id, status=Study.Status.QUEUED).update(
+                status=Study.Status.PROCESSING)
+            job.study.status = Study.Status.PROCESSING
     stage = STAGES[job.stage]
     logger.info("job %s (%s) started, attempt %s", job.pk, job, job.attempts)
     try:
@@ -175,37 +184,60 @@ def run_job(job_id: int, *, chain: bool = False, claimed: uuid.UUID | None = Non
     return finished.kept if finished else None
 
 
+def same_row(instance: models.Model) -> models.Model:
+    """A new instance of the same row, without the old one's cached relations: the next stage
+    of a chain takes its study from the stage before (one read fewer) but reads its reports
+    again, since a stage may add one (a drafted report) or cache its sentences."""
+    names = [field.attname for field in instance._meta.concrete_fields]
+    return type(instance).from_db(instance._state.db, names,
+                                  [getattr(instance, name) for name in names])
+
+
 @dataclass(frozen=True)
 class Finished:
     kept: Kept | None  # the next job, claimed for this worker (``run_chain``)
+
+
+class TakenOver(Exception):
+    """The claim no longer holds: another worker took the job over while this one ran it."""
 
 
 def finish(job: Job, token: uuid.UUID, store, note: str = "", *,
            runs_here: str | None = None) -> Finished | None:
     """Store the results and mark the job done in one transaction, if our claim still holds.
 
-    The conditional UPDATE is the claim check and the row lock at once (one round trip): if
-    another worker took the job over, it matches nothing and nothing is stored; if ``store``
-    fails, the transaction rolls back and the job is still ours to mark failed.
+    ``store`` writes the stage's rows and returns what the job records as its result (or None).
+    The done mark then checks the claim and writes that result in one conditional UPDATE (one
+    round trip, not two, on PostgreSQL): if another worker took the job over meanwhile, it
+    matches nothing and the whole transaction, the stage's rows included, is rolled back; if
+    ``store`` fails, it rolls back too and the job is still ours to mark failed.
     """
-    with transaction.atomic():
-        done = {"progress_note": note} if note else {}
-        won = Job.objects.filter(pk=job.pk, state=Job.State.RUNNING, claim_token=token).update(
-            state=Job.State.DONE, progress=1.0, finished_at=timezone.now(), claim_token=None,
-            **done)
-        if not won:
-            logger.warning("job %s was taken over by another worker; dropping this run", job.pk)
-            return None
-        store()
-        record_event("stage_done", study=job.study,
-                     detail={"stage": job.stage, "attempt": job.attempts})
-        kept = None
-        if job.study_id and runs_here is not None:
-            claim = new_claim()
-            kept_id = services.continue_here(job.study, runs_here, claim)
-            kept = Kept(kept_id, claim.token) if kept_id is not None else None
-        elif job.study_id:
-            services.start_next(job.study)
+    try:
+        with transaction.atomic():
+            done = {"progress_note": note} if note else {}
+            result = store()
+            if result is not None:
+                done["result"] = result
+            won = Job.objects.filter(pk=job.pk, state=Job.State.RUNNING,
+                                     claim_token=token).update(
+                state=Job.State.DONE, progress=1.0, finished_at=timezone.now(),
+                claim_token=None, **done)
+            if not won:
+                raise TakenOver
+            record_event("stage_done", study=job.study,
+                         detail={"stage": job.stage, "attempt": job.attempts})
+            kept = None
+            if job.study_id and runs_here is not None:
+                claim = new_claim()
+                following = services.continue_here(job.study, runs_here, claim, after=job.stage)
+                if following is not None:
+                    following.study = same_row(job.study)
+                    kept = Kept(following, claim.token)
+            elif job.study_id:
+                services.start_next(job.study, after=job.stage)
+    except TakenOver:
+        logger.warning("job %s was taken over by another worker; dropping this run", job.pk)
+        return None
     return Finished(kept=kept)
 
 

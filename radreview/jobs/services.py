@@ -15,7 +15,7 @@ from radreview.studies.models import Study
 from workers import pipeline
 
 from .models import Job
-from .stages import plan
+from .stages import STUDY_STAGES, plan
 
 logger = logging.getLogger(__name__)
 
@@ -92,16 +92,15 @@ def start_study(study: Study, inputs: pipeline.StudyInputs) -> list[Job]:
     return jobs
 
 
-def start_next(study: Study) -> int | None:
+def start_next(study: Study, *, after: str | None = None) -> int | None:
     """Queue the study's first pending job (its id; its message is sent once the transaction
-    commits), or mark the study ready when none is left."""
-    queued = _queue_first_pending(study.pk)
+    commits), or mark the study ready when none is left. ``after``: the stage just done."""
+    queued = None if _is_last(after) else _queue_first_pending(study.pk)
     if queued is None:
         _mark_ready_if_done(study.pk)
         return None
-    job_id, queue, _ = queued
-    transaction.on_commit(lambda: send_or_defer(job_id, queue))
-    return job_id
+    transaction.on_commit(lambda: send_or_defer(queued.pk, queued.queue))
+    return queued.pk
 
 
 @dataclass(frozen=True)
@@ -118,25 +117,32 @@ class Claim:
                 "send_failures": 0}
 
 
-def continue_here(study: Study, queue: str, claim: Claim) -> int | None:
+def continue_here(study: Study, queue: str, claim: Claim, *, after: str | None = None
+                  ) -> Job | None:
     """Hand the study's first pending job to the calling worker if it waits on ``queue``, the
     queue the worker takes (``runner.run_chain``): it is claimed for the caller in the same
-    statement that takes it off pending, and the caller runs it once this transaction commits,
-    with no message and no claim of its own (two round trips fewer per stage on PostgreSQL).
-    A job for another queue (a GPU's) is queued and sent, as by ``start_next``. Returns the id
-    of the job claimed for the caller, or None.
+    statement that takes it off pending, which also returns its row, and the caller runs it
+    once this transaction commits, with no message, no claim and no read of the job of its own
+    (three round trips fewer per stage on PostgreSQL). A job for another queue (a GPU's) is
+    queued and sent, as by ``start_next``. Returns the job claimed for the caller, or None.
 
     A worker killed between the commit and the stage leaves the job running under its claim,
     like one killed mid-stage: its heartbeat goes stale and the reconciler requeues it."""
-    queued = _queue_first_pending(study.pk, here=(queue, claim))
+    queued = None if _is_last(after) else _queue_first_pending(study.pk, here=(queue, claim))
     if queued is None:
         _mark_ready_if_done(study.pk)
         return None
-    job_id, job_queue, state = queued
-    if state == Job.State.RUNNING:
-        return job_id
-    transaction.on_commit(lambda: send_or_defer(job_id, job_queue))
+    if queued.state == Job.State.RUNNING:
+        return queued
+    transaction.on_commit(lambda: send_or_defer(queued.pk, queued.queue))
     return None
+
+
+def _is_last(stage: str | None) -> bool:
+    """Whether nothing can wait after ``stage``: the last of every study's stages. Jobs run in
+    order and a retried job runs before those after it, so when the last one is done no job
+    is pending (a study's readiness is still checked against every job)."""
+    return stage == STUDY_STAGES[-1].name
 
 
 def _mark_ready_if_done(study_id: int) -> None:
@@ -146,11 +152,10 @@ def _mark_ready_if_done(study_id: int) -> None:
         status=Study.Status.READY)
 
 
-def _queue_first_pending(study_id: int, here: tuple[str, Claim] | None = None
-                         ) -> tuple[int, str, str] | None:
+def _queue_first_pending(study_id: int, here: tuple[str, Claim] | None = None) -> Job | None:
     """Take the study's first pending job off pending: queued, or with ``here`` (a queue and a
-    claim) running under that claim when it waits on that queue. Its id, queue and new state;
-    None if none is pending.
+    claim) running under that claim when it waits on that queue. The job as it now is; None if
+    none is pending.
 
     One statement (UPDATE ... RETURNING, which the ORM's update() cannot say) where a read and
     a write were two round trips per stage on PostgreSQL. The outer state check makes a second,
@@ -172,15 +177,30 @@ def _queue_first_pending(study_id: int, here: tuple[str, Claim] | None = None
             parts.append(f"{column} = CASE WHEN queue = %s THEN %s ELSE {column} END")
             params += [queue, Job._meta.get_field(column).get_db_prep_value(value, connection)]
         assignments = ", ".join(parts)
+    fields = Job._meta.concrete_fields
+    returned = ", ".join(connection.ops.quote_name(field.column) for field in fields)
     with connection.cursor() as cursor:
         cursor.execute(
             f"UPDATE {table} SET {assignments}, queued_at = %s WHERE state = %s AND id = ("
             f"SELECT id FROM {table} WHERE study_id = %s AND state = %s ORDER BY {order}, id "
-            "LIMIT 1) RETURNING id, queue, state",
+            f"LIMIT 1) RETURNING {returned}",
             [*params, connection.ops.adapt_datetimefield_value(now), Job.State.PENDING.value,
              study_id, Job.State.PENDING.value])
         row = cursor.fetchone()
-    return (row[0], row[1], row[2]) if row else None
+    return _job_from_row(fields, row) if row else None
+
+
+def _job_from_row(fields, row) -> Job:
+    """A Job from a raw row of ``fields``' columns, each value converted as a query would (the
+    backend's and the field's converters: SQLite gives dates and JSON as text)."""
+    values = []
+    for field, value in zip(fields, row, strict=True):
+        column = field.get_col(Job._meta.db_table)
+        for convert in (connection.ops.get_db_converters(column)
+                        + column.get_db_converters(connection)):
+            value = convert(value, column, connection)
+        values.append(value)
+    return Job.from_db(connection.alias, [field.attname for field in fields], values)
 
 
 def start_site_job(stage: str, params: dict, *, actor, queue: str = "cpu") -> Job:

@@ -33,8 +33,7 @@ def compute(plan: text_library.ImportPlan, models, progress):
     return plan, text_library.embed_plan(plan, progress)
 
 
-def store(job: Job, result) -> None:
+def store(job: Job, result) -> dict:
     plan, vectors = result
     outcome = text_library.store_import(plan, vectors)
-    Job.objects.filter(pk=job.pk).update(
-        result={**outcome.as_dict(), "at": timezone.now().isoformat()})
+    return {**outcome.as_dict(), "at": timezone.now().isoformat()}

@@ -23,5 +23,5 @@ def compute(role: str, models, progress) -> dict:
     return {"status": asdict(status), "probe": asdict(result)}
 
 
-def store(job: Job, result: dict) -> None:
-    Job.objects.filter(pk=job.pk).update(result={**result, "at": timezone.now().isoformat()})
+def store(job: Job, result: dict) -> dict:
+    return {**result, "at": timezone.now().isoformat()}

@@ -13,7 +13,7 @@ from radreview.jobs import recovery, runner, services
 from radreview.jobs.models import Job
 from radreview.jobs.stages import plan
 from radreview.review.models import Detection
-from radreview.studies.models import Report, Study
+from radreview.studies.models import Report, Sentence, Study
 from tests import factories
 from workers.pipeline import StudyInputs
 
@@ -177,10 +177,16 @@ def test_a_run_whose_claim_was_taken_over_is_not_stored(sent, django_capture_on_
     # Another worker decides this one is dead, requeues and claims the job.
     Job.objects.filter(pk=job.pk).update(state=Job.State.QUEUED)
     assert runner.claim(job.pk) not in (None, stale_token)
-    stored = []
-    assert runner.finish(job, stale_token, lambda: stored.append(True)) is None
-    assert stored == []
-    assert Job.objects.get(pk=job.pk).state == Job.State.RUNNING
+
+    def store():  # what the stale run stores goes with its transaction
+        study.reports.get().sentences.create(index=0, text="Stale.", start=0, end=6)
+        return {"stale": True}
+
+    assert runner.finish(job, stale_token, store) is None
+    assert not Sentence.objects.filter(report__study=study).exists()
+    job.refresh_from_db()
+    assert job.state == Job.State.RUNNING and job.result != {"stale": True}
+    assert not AuditEvent.objects.filter(action="stage_done", study=study).exists()
 
 
 @pytest.mark.django_db
@@ -304,18 +310,27 @@ def test_a_chained_stage_is_claimed_in_the_statement_that_takes_it_off_pending(
     with django_capture_on_commit_callbacks(execute=True):
         kept = runner.run_job(job.pk, chain=True)
     second.refresh_from_db()
-    assert kept == runner.Kept(second.pk, second.claim_token)
+    assert kept.token == second.claim_token
     assert second.state == Job.State.RUNNING and second.attempts == 1
     assert second.claimed_by == runner.worker_identity()
     assert second.started_at is not None and second.heartbeat_at is not None
     assert sent == []
-    # The kept job runs under that claim: no claim of its own, and its results are stored.
+    # The claim's RETURNING row is the job as stored, every column converted as a read would.
+    fields = [field.attname for field in Job._meta.concrete_fields]
+    assert [getattr(kept.job, name) for name in fields] == [getattr(second, name) for name in fields]
+    assert kept.job.study.pk == study.pk  # as the stage before read it
+    # The kept job runs under that claim: no claim and no read of its job or study of its own,
+    # and its results are stored.
     with CaptureQueriesContext(connection) as queries, \
             django_capture_on_commit_callbacks(execute=True):
-        runner.run_job(second.pk, chain=True, claimed=kept.token)
-    claims = [q["sql"] for q in queries.captured_queries
-              if q["sql"].startswith('UPDATE "jobs_job" SET "state" = \'running\'')]
-    assert claims == []
+        runner.run_claimed(kept.job, kept.token, chain=True)
+    statements = [q["sql"] for q in queries.captured_queries]
+    assert not [sql for sql in statements
+                if sql.startswith('UPDATE "jobs_job" SET "state" = \'running\'')]
+    assert not [sql for sql in statements
+                if sql.startswith(('SELECT "jobs_job"', 'SELECT "studies_study"'))]
+    # but its reports again: a stage may add one (a drafted report)
+    assert [sql for sql in statements if sql.startswith('SELECT "studies_report"')]
     second.refresh_from_db()
     assert second.state == Job.State.DONE
 
@@ -327,17 +342,17 @@ def test_a_chained_stage_left_by_a_dead_worker_is_run_again(
     study, job = report_study(django_capture_on_commit_callbacks)
     with django_capture_on_commit_callbacks(execute=True):
         kept = runner.run_job(job.pk, chain=True)  # the worker dies before running it
-    Job.objects.filter(pk=kept.job_id).update(claimed_by=f"{socket.gethostname()}:999999999")
+    Job.objects.filter(pk=kept.job.pk).update(claimed_by=f"{socket.gethostname()}:999999999")
     sent.clear()
     with django_capture_on_commit_callbacks(execute=True):
         recovery.recover_orphaned_jobs()
-    orphan = Job.objects.get(pk=kept.job_id)
+    orphan = Job.objects.get(pk=kept.job.pk)
     assert orphan.state == Job.State.QUEUED and orphan.claim_token is None
     assert sent == [(orphan.pk, orphan.queue)]
     run_queued(study)
     study.refresh_from_db()
     assert study.status == Study.Status.READY
-    assert Job.objects.get(pk=kept.job_id).attempts == 2  # the lost claim counted as a try
+    assert Job.objects.get(pk=kept.job.pk).attempts == 2  # the lost claim counted as a try
 
 
 @pytest.mark.django_db

@@ -3,7 +3,9 @@
 A stage has three parts: ``load(job)`` reads the plain inputs from the database,
 ``compute(inputs, models, progress)`` works on plain data with the models of the stage's roles
 (loaded on first use), and ``store(job, result)`` writes the results inside the transaction
-that also marks the job done. Study stages read ``job.study``; site jobs read ``job.params``.
+that also marks the job done, and returns what the job records as its result (a dict the
+study and site pages show; None records none), which the runner writes with the done mark.
+Study stages read ``job.study``; site jobs read ``job.params``.
 A stage's roles are its own plus those of the detectors it runs (workers.detectors), so a
 detector that needs a model sends its stage to the queue that serves that model. The runner
 treats every stage alike.

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 from django.db.models import prefetch_related_objects
 
-from radreview.jobs.models import Job
 from radreview.library import text_library
 from radreview.review.services import store_detections
 from workers import pipeline
@@ -49,7 +48,7 @@ def compute(inputs: AuditInputs, models, progress) -> dict[str, list[Detection]]
     return found
 
 
-def store(job, detections: dict[str, list[Detection]]) -> None:
+def store(job, detections: dict[str, list[Detection]]) -> dict:
     report = job.study.audited_report
     if any(detections.values()):  # a clean report stores no rows: no sentence to read
         prefetch_related_objects([report], "sentences")  # read once for every detector's rows
@@ -60,4 +59,4 @@ def store(job, detections: dict[str, list[Detection]]) -> None:
         store_detections(report, flagged, flagged=True)
         store_detections(report, quiet, flagged=False)
         counts[detector] = len(found)
-    Job.objects.filter(pk=job.pk).update(result={"detections": counts})
+    return {"detections": counts}

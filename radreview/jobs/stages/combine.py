@@ -5,7 +5,8 @@ false-positive rules (radreview.detectors).
 Stores one ``detector="combined"`` row per combined detection, ``sources`` = the raw rows it
 merged, ``flagged`` = it reached the site threshold and no rule removed it. The store replaces
 any combined rows of the report (so a rerun after a retry leaves one set), in the runner's
-transaction. With the combination switched off it stores nothing, and the review page shows
+transaction; the load reads them with the raw rows, so a first run deletes nothing and asks
+nothing more. With the combination switched off it stores nothing, and the review page shows
 the raw flagged rows.
 """
 from __future__ import annotations
@@ -31,6 +32,13 @@ class CombineInputs:
     sentences: dict[int, str]
     rows: dict[str, list[tuple[int, Detection]]]  # detector -> (row id, detection)
     has_prior: bool
+    replaces: bool  # the report has combined rows of an earlier run
+
+
+@dataclass(frozen=True)
+class CombineResult:
+    combined: list[tuple[Detection, list[int], bool]] | None  # None: the site switched it off
+    replaces: bool
 
 
 def load(job) -> CombineInputs:
@@ -38,12 +46,15 @@ def load(job) -> CombineInputs:
     report = study.audited_report
     if report is None:
         raise pipeline.StageError("This study has no report to combine detections on.")
-    found = list(report.detections.exclude(detector=DetectionRow.COMBINED).order_by("id"))
+    every = list(report.detections.order_by("id"))
+    found = [row for row in every if row.detector != DetectionRow.COMBINED]
+    replaces = len(found) < len(every)
     if not found:
         # Nothing to combine, the common case of a clean report: neither the votes nor the
         # site's weights and rules matter (five reads fewer); whether the site combines at all
         # still decides what the job records.
-        return CombineInputs(combination_enabled(), None, {}, {}, bool(study.has_prior))
+        return CombineInputs(combination_enabled(), None, {}, {}, bool(study.has_prior),
+                             replaces)
     # A detector that ran and found nothing still votes; a stage that skipped (no image
     # memory, no samples) examined nothing: no vote.
     ran = {spec.name for job_row in study.jobs.filter(state=Job.State.DONE)
@@ -60,7 +71,8 @@ def load(job) -> CombineInputs:
                 rows.pop(spec.name, None)
     sentences = dict(report.sentences.values_list("index", "text"))
     config = combination_config()
-    return CombineInputs(config is not None, config, sentences, rows, bool(study.has_prior))
+    return CombineInputs(config is not None, config, sentences, rows, bool(study.has_prior),
+                         replaces)
 
 
 def _single_purpose(name: str) -> bool:
@@ -70,27 +82,28 @@ def _single_purpose(name: str) -> bool:
     return spec is not None and spec.single_purpose
 
 
-def compute(inputs: CombineInputs, models, progress):
+def compute(inputs: CombineInputs, models, progress) -> CombineResult:
     if not inputs.enabled:
-        return None
+        return CombineResult(None, inputs.replaces)
     if inputs.config is None:
         progress(1.0, "0 of 0 flagged")
-        return []
+        return CombineResult([], inputs.replaces)
     outputs = [DetectorOutput(name, [d for _, d in found], single_purpose=_single_purpose(name))
                for name, found in inputs.rows.items()]
     embed = SentenceVectors(models["text_embedder"]).embed
     results = combine(outputs, inputs.config, embed, inputs.sentences)
     progress(1.0, f"{sum(r.flagged for r in results)} of {len(results)} flagged")
-    return [(r.detection, [inputs.rows[name][j][0] for name, j in r.members], r.flagged)
-            for r in results]
+    return CombineResult([(r.detection, [inputs.rows[name][j][0] for name, j in r.members],
+                           r.flagged) for r in results], inputs.replaces)
 
 
-def store(job, results) -> None:
+def store(job, outcome: CombineResult) -> dict:
+    results = outcome.combined
     if results is None:
-        Job.objects.filter(pk=job.pk).update(result={"combined": None, "reason": "switched off"})
-        return
+        return {"combined": None, "reason": "switched off"}
     report = job.study.audited_report
-    DetectionRow.objects.filter(report=report, detector=DetectionRow.COMBINED).delete()
+    if outcome.replaces:
+        DetectionRow.objects.filter(report=report, detector=DetectionRow.COMBINED).delete()
     stored = []
     for flagged in (True, False):
         chosen = [(d, sources) for d, sources, f in results if f == flagged]
@@ -99,5 +112,4 @@ def store(job, results) -> None:
     through = DetectionRow.sources.through
     through.objects.bulk_create(through(from_detection_id=row.pk, to_detection_id=source)
                                 for row, sources in stored for source in sources)
-    Job.objects.filter(pk=job.pk).update(result={
-        "combined": len(stored), "flagged": sum(1 for _, _, f in results if f)})
+    return {"combined": len(stored), "flagged": sum(1 for _, _, f in results if f)}

@@ -47,8 +47,8 @@ def compute(params: dict, models, progress) -> dict:
     return {**summary.to_dict(), "lines": summary.lines()}
 
 
-def store(job: Job, result: dict) -> None:
-    Job.objects.filter(pk=job.pk).update(result={**result, "at": timezone.now().isoformat()})
+def store(job: Job, result: dict) -> dict:
+    return {**result, "at": timezone.now().isoformat()}
 
 
 def rebuild_load(job: Job) -> dict:

@@ -6,7 +6,6 @@ from django.conf import settings
 from django.urls import reverse
 
 from radreview.audit.services import record_event
-from radreview.jobs.models import Job
 from radreview.library.image_memory import options
 from workers.imagememory import QueryImage
 from workers.vrag.run import MemoryUnavailable
@@ -43,13 +42,13 @@ def link_detections(detections) -> None:
             detection.evidence["neighbours"] = [with_thumbnail(n) for n in neighbours]
 
 
-def skipped(job, reason: str) -> None:
+def skipped(job, reason: str) -> dict:
     """An image stage that could not use the image memory: the study goes on, the job's
-    result and the audit trail say why, and the study page shows it."""
-
-    Job.objects.filter(pk=job.pk).update(result={"skipped": reason})
+    result (returned for the runner to store) and the audit trail say why, and the study
+    page shows it."""
     record_event("image_stage_skipped", study=job.study,
                  detail={"stage": job.stage, "reason": reason[:500]})
+    return {"skipped": reason}
 
 
 def run_or_skip(run, inputs, models, progress):

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from radreview.audit.services import record_event
 from radreview.calibration import services as calibration
-from radreview.jobs.models import Job
 from radreview.review.services import store_detections
 from radreview.studies.models import Report, Sentence
 from workers import pipeline
@@ -37,13 +36,12 @@ def compute(inputs: stages.RadFlagInputs, models, progress) -> stages.RadFlagRes
     return RADFLAG.run(inputs, models, progress)
 
 
-def store(job, result: stages.RadFlagResult) -> None:
+def store(job, result: stages.RadFlagResult) -> dict:
     study = job.study
     if result.skipped or result.outcome is None:
-        Job.objects.filter(pk=job.pk).update(result={"skipped": result.skipped})
         record_event("radflag_skipped", study=study,
                      detail={"stage": "radflag", "reason": result.skipped})
-        return
+        return {"skipped": result.skipped}
     report = study.audited_report
     rows = {s.index: s for s in report.sentences.all()}
     categories = {flag.index: flag.category for flag in result.outcome.sentences}
@@ -59,8 +57,6 @@ def store(job, result: stages.RadFlagResult) -> None:
     calibration.record_study_result(study, report, result.thresholds, result.outcome,
                                     result.n_samples,
                                     note=result.thresholds.describe(result.n_samples))
-    Job.objects.filter(pk=job.pk).update(result={
-        "scored": len(result.supports), "flagged": result.outcome.flagged_sentences,
-        "report_flagged": result.outcome.report_flagged,
-        "calibration": result.thresholds.calibration_id,
-    })
+    return {"scored": len(result.supports), "flagged": result.outcome.flagged_sentences,
+            "report_flagged": result.outcome.report_flagged,
+            "calibration": result.thresholds.calibration_id}

@@ -35,10 +35,9 @@ def compute(inputs, models, progress):
     return run_or_skip(RARRG.run, inputs, models, progress)
 
 
-def store(job, result) -> None:
+def store(job, result) -> dict | None:
     if isinstance(result, dict) and "skipped" in result:
-        skipped(job, result["skipped"])
-        return
+        return skipped(job, result["skipped"])
     study = job.study
     report = study.audited_report
     if report is not None and result.detections:

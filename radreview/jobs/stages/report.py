@@ -1,7 +1,6 @@
 """Report-parsing stage: the audited report's sections and sentences with their spans."""
 from __future__ import annotations
 
-from radreview.jobs.models import Job
 from radreview.studies.models import Report, Sentence
 from workers import pipeline
 from workers.nlp.sections import IMAGE_SECTIONS
@@ -24,7 +23,7 @@ def compute(text: str, models, progress) -> list[pipeline.ParsedSentence]:
     return pipeline.parse_report(text, progress)
 
 
-def store(job, sentences: list[pipeline.ParsedSentence]) -> None:
+def store(job, sentences: list[pipeline.ParsedSentence]) -> dict | None:
     report: Report = job.study.audited_report
     Sentence.objects.bulk_create(
         Sentence(report=report, index=s.index, text=s.text, start=s.start, end=s.end,
@@ -32,4 +31,5 @@ def store(job, sentences: list[pipeline.ParsedSentence]) -> None:
         for s in sentences
     )
     if not any(s.section in IMAGE_SECTIONS for s in sentences):
-        Job.objects.filter(pk=job.pk).update(result={"image_sentences": 0, "note": UNREAD_NOTE})
+        return {"image_sentences": 0, "note": UNREAD_NOTE}
+    return None

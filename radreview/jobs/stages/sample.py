@@ -8,7 +8,6 @@ from __future__ import annotations
 from django.conf import settings
 
 from radreview.audit.services import record_event
-from radreview.jobs.models import Job
 from radreview.studies.models import Image, Report
 from workers.radflag import stages
 
@@ -36,13 +35,12 @@ def compute(inputs: stages.SampleInputs, models, progress) -> stages.SampleResul
     return stages.sample(inputs, progress, generator=generator, image_encoder=encoder)
 
 
-def store(job, result: stages.SampleResult) -> None:
+def store(job, result: stages.SampleResult) -> dict:
     study = job.study
     if result.skipped:
-        Job.objects.filter(pk=job.pk).update(result={"skipped": result.skipped})
         record_event("radflag_skipped", study=study,
                      detail={"stage": "sample", "reason": result.skipped})
-        return
+        return {"skipped": result.skipped}
     if result.candidate is not None:
         Report.objects.create(study=study, kind=Report.Kind.CANDIDATE, text=result.candidate.text,
                               source=result.source[:200], temperature=result.candidate.temperature)
@@ -51,7 +49,5 @@ def store(job, result: stages.SampleResult) -> None:
                temperature=sample.temperature, sample_index=sample.sample_index)
         for sample in result.samples
     )
-    Job.objects.filter(pk=job.pk).update(result={
-        "generator": result.source, "samples": len(result.samples),
-        "candidate": result.candidate is not None,
-    })
+    return {"generator": result.source, "samples": len(result.samples),
+            "candidate": result.candidate is not None}

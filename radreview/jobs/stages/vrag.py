@@ -38,10 +38,9 @@ def compute(inputs, models, progress):
     return run_or_skip(VRAG.run, inputs, models, progress)
 
 
-def store(job, result) -> None:
+def store(job, result) -> dict | None:
     if isinstance(result, dict) and "skipped" in result:
-        skipped(job, result["skipped"])
-        return
+        return skipped(job, result["skipped"])
     study = job.study
     link_detections(result.detections)
     store_detections(study.audited_report, result.detections)
