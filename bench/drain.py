@@ -38,13 +38,15 @@ REPORT = ("FINDINGS: Heart size is normal. There is a small left pleural effusio
 
 
 
-def start_worker(extra_env: dict) -> subprocess.Popen:
+def start_worker(extra_env: dict, concurrency: int) -> subprocess.Popen:
     from django.conf import settings
 
     log = Path(settings.DATA_DIR) / f"drain-worker-{time.time_ns()}.log"
     env = dict(os.environ, RADREVIEW_DATA_DIR=str(settings.DATA_DIR), **extra_env)
+    pool = (["--pool", "solo"] if concurrency == 1
+            else ["--pool", "prefork", "--concurrency", str(concurrency)])
     worker = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "radreview", "worker", "--pool", "solo",
+        [sys.executable, "-m", "celery", "-A", "radreview", "worker", *pool,
          "-Q", "cpu,gpu", "--loglevel", "WARNING", "--without-gossip", "--without-mingle",
          "--without-heartbeat"],
         cwd=ROOT, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT,
@@ -81,6 +83,9 @@ def main() -> None:
     parser.add_argument("--studies", type=int, default=200)
     parser.add_argument("--env", action="append", default=[], help="NAME=VALUE for the worker")
     parser.add_argument("--timeout", type=float, default=600)
+    parser.add_argument("--concurrency", type=int, default=1,
+                        help="worker processes: 1 is the solo pool (scripts/run.sh), more a "
+                             "prefork pool (docker/entrypoint.sh's CPU_WORKER_CONCURRENCY)")
     args = parser.parse_args()
     setup_django("radreview-drain-")
     from django.db import connection
@@ -92,10 +97,11 @@ def main() -> None:
     from tests import factories
 
     extra_env = dict(item.split("=", 1) for item in args.env)
-    worker = start_worker(extra_env)
+    worker = start_worker(extra_env, args.concurrency)
     try:
         user = factories.make_user(username=f"drain-{time.time_ns()}")
-        wait_ready(create(user, 2), worker, 180)  # warm: models, spaCy, connections
+        # warm: models, spaCy, connections (a prefork pool's processes each load their own)
+        wait_ready(create(user, 2 * args.concurrency), worker, 180)
         started, started_at = time.monotonic(), timezone.now()
         ids = create(user, args.studies)
         created = time.monotonic() - started
@@ -111,7 +117,13 @@ def main() -> None:
     broker = os.environ.get("CELERY_BROKER_URL", "filesystem://").split(":")[0]
     print(f"{connection.vendor} + {broker}: {args.studies} studies drained in {drained:.1f} s "
           f"({args.studies / drained:.1f} studies/s; created in {created:.1f} s; "
-          f"{failed} failed); worker env {extra_env or '-'}")
+          f"{failed} failed); {args.concurrency} worker process(es), env {extra_env or '-'}")
+    if args.concurrency == 1:
+        print_split(jobs, drained)
+
+
+def print_split(jobs, drained: float) -> None:
+    """Where a single worker process's time went (with several, their jobs interleave)."""
     # One worker runs one job at a time: from one job's done mark to the next one's claim is
     # the commit, sending the next stage, the ack, the fetch and Celery.
     spans = sorted(jobs.values_list("started_at", "finished_at", "study_id"))
