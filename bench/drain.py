@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -53,6 +54,15 @@ def start_worker(extra_env: dict, concurrency: int) -> subprocess.Popen:
         start_new_session=True)
     worker.log_path = log
     return worker
+
+
+def stop(worker: subprocess.Popen) -> None:
+    os.killpg(worker.pid, signal.SIGTERM)
+    try:
+        worker.wait(timeout=30)
+    except subprocess.TimeoutExpired:  # a prefork pool's warm shutdown sometimes hangs
+        os.killpg(worker.pid, signal.SIGKILL)
+        worker.wait(timeout=30)
 
 
 def create(user, count: int) -> list[int]:
@@ -107,8 +117,7 @@ def main() -> None:
         created = time.monotonic() - started
         wait_ready(ids, worker, args.timeout)
     finally:
-        os.killpg(worker.pid, 15)
-        worker.wait(timeout=60)
+        stop(worker)
     failed = Study.objects.filter(pk__in=ids, status="failed").count()
     jobs = Job.objects.filter(study_id__in=ids)
     # Until the last job's done mark, as the worker stamped it on this machine's clock: the
