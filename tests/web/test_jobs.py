@@ -317,7 +317,8 @@ def test_a_chained_stage_is_claimed_in_the_statement_that_takes_it_off_pending(
     assert sent == []
     # The claim's RETURNING row is the job as stored, every column converted as a read would.
     fields = [field.attname for field in Job._meta.concrete_fields]
-    assert [getattr(kept.job, name) for name in fields] == [getattr(second, name) for name in fields]
+    assert ([getattr(kept.job, name) for name in fields]
+            == [getattr(second, name) for name in fields])
     assert kept.job.study.pk == study.pk  # as the stage before read it
     # The kept job runs under that claim: no claim and no read of its job or study of its own,
     # and its results are stored.
