@@ -372,6 +372,15 @@ def test_a_report_without_detections_is_combined_without_reading_the_site_weight
     for unread in ("detectors_detectorweight", "detectors_filterrule",
                    "calibration_combinationactivation", "studies_sentence"):
         assert unread not in tables
+    # One read of the report's detections (no earlier combined rows: nothing deleted), and one
+    # write of the job: its done mark carries the result, and nothing is queued after the last
+    # stage.
+    statements = [q["sql"] for q in queries.captured_queries]
+    assert len([sql for sql in statements if 'FROM "review_detection"' in sql]) == 1
+    assert not [sql for sql in statements if sql.startswith("DELETE")]
+    job_writes = [sql for sql in statements if sql.startswith('UPDATE "jobs_job"')]
+    assert len(job_writes) == 2 and "'running'" in job_writes[0]  # the claim, then done
+    assert '"result"' in job_writes[1] and "'done'" in job_writes[1]
     queued.refresh_from_db()
     assert queued.state == Job.State.DONE
     assert queued.result == {"combined": 0, "flagged": 0}
