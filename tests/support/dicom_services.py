@@ -23,8 +23,15 @@ DICOMWEB_PLUGIN = os.environ.get("RADREVIEW_ORTHANC_DICOMWEB_PLUGIN",
                                  "/usr/share/orthanc/plugins/libOrthancDicomWeb.so")
 
 
+# Debian's folders first: pynetdicom installs console scripts named like dcmtk's programs
+# (storescp, ...) with other arguments, and they come first on PATH where the virtual
+# environment is activated.
+DEBIAN_PROGRAMS = os.pathsep.join(("/usr/bin", "/usr/sbin"))
+
+
 def require(program: str) -> str:
-    found = shutil.which(program) or (program if os.path.exists(program) else None)
+    found = (shutil.which(program, path=DEBIAN_PROGRAMS) or shutil.which(program)
+             or (program if os.path.exists(program) else None))
     if not found:
         pytest.fail(f"{program} not found; scripts/test.sh installs Debian's orthanc, "
                     "orthanc-dicomweb and dcmtk")
