@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import statistics
 import subprocess
 import sys
@@ -33,6 +32,7 @@ from bench_django import setup_django
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from tests.support.process_groups import stop_group  # noqa: E402 - after the path above
 
 REPORT = ("FINDINGS: Heart size is normal. There is a small left pleural effusion. No "
           "pneumothorax.\nIMPRESSION: Small left pleural effusion.")
@@ -56,15 +56,6 @@ def start_worker(extra_env: dict, concurrency: int) -> subprocess.Popen:
     return worker
 
 
-def stop(worker: subprocess.Popen) -> None:
-    os.killpg(worker.pid, signal.SIGTERM)
-    try:
-        worker.wait(timeout=30)
-    except subprocess.TimeoutExpired:  # a prefork pool's warm shutdown sometimes hangs
-        os.killpg(worker.pid, signal.SIGKILL)
-        worker.wait(timeout=30)
-
-
 def create(user, count: int) -> list[int]:
     from radreview.studies.services.upload import UploadRequest, create_studies
 
@@ -74,14 +65,14 @@ def create(user, count: int) -> list[int]:
     ]
 
 
-def wait_ready(ids: list[int], worker, timeout: float) -> float:
+def wait_ready(ids: list[int], worker, timeout: float) -> None:
     from radreview.studies.models import Study
 
     started = time.monotonic()
     while time.monotonic() - started < timeout:
         left = Study.objects.filter(pk__in=ids).exclude(status__in=["ready", "failed"]).count()
         if not left:
-            return time.monotonic() - started
+            return
         if worker.poll() is not None:
             sys.exit(f"the worker exited:\n{worker.log_path.read_text()[-3000:]}")
         time.sleep(0.1)
@@ -117,7 +108,7 @@ def main() -> None:
         created = time.monotonic() - started
         wait_ready(ids, worker, args.timeout)
     finally:
-        stop(worker)
+        stop_group(worker)
     failed = Study.objects.filter(pk__in=ids, status="failed").count()
     jobs = Job.objects.filter(study_id__in=ids)
     # Until the last job's done mark, as the worker stamped it on this machine's clock: the

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -15,6 +14,7 @@ import pytest
 import requests
 from django.conf import settings
 
+from .process_groups import stop_group
 from .sockets import free_port
 from .worker import ROOT, test_database_url, wait_for
 
@@ -68,14 +68,8 @@ class Process:
         wait_for(ready, timeout=timeout, message=what, details=self.log)
 
     def stop(self) -> None:
-        if self.process and self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait(timeout=20)
         if self.process:
+            stop_group(self.process, timeout=20)
             self._log.close()
 
 

@@ -12,6 +12,8 @@ from urllib.parse import quote
 from django.conf import settings
 from django.db import connection
 
+from .process_groups import stop_group
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -41,13 +43,8 @@ class ProcessGroup:
         return self.log_path.read_text(errors="replace")
 
     def stop(self) -> None:
-        if self.process and self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait(timeout=30)
+        if self.process:
+            stop_group(self.process)
         self._log.close()
 
 

@@ -3,12 +3,12 @@ per CPU by default, sized by WEB_CONCURRENCY and WEB_THREADS (docs/operations.md
 import http.client
 import os
 import runpy
-import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+from tests.support.process_groups import stop_group
 from tests.support.sockets import LISTEN, child_pids, free_port, socket_inodes_of, tcp_inodes
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -73,5 +73,4 @@ def test_each_process_listens_on_a_socket_of_its_own(tmp_path):
             connection.close()
         assert served == set(workers)
     finally:
-        os.killpg(arbiter.pid, signal.SIGTERM)
-        arbiter.wait(timeout=30)
+        stop_group(arbiter)
