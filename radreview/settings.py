@@ -160,6 +160,7 @@ INSTALLED_APPS = [
     "radreview.detectors",
     "radreview.dicomnet",
     "radreview.sitesetup",
+    "radreview.media",
 ]
 
 MIDDLEWARE = [

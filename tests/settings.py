@@ -2,11 +2,19 @@
 
 The data folder is created once per test session and passed on (through the environment) to
 the Celery workers the tests start, so they share the database file, media and broker folders.
+A data folder named in the environment by anything else (an operator's RADREVIEW_DATA_DIR) is
+never used: tests never touch a deployment's data.
 """
 import os
 import tempfile
 
-os.environ.setdefault("RADREVIEW_DATA_DIR", tempfile.mkdtemp(prefix="radreview-tests-"))
+_inherited = os.environ.get("RADREVIEW_TEST_SESSION_DATA_DIR")
+if not _inherited or _inherited != os.environ.get("RADREVIEW_DATA_DIR"):
+    # A new test session (not a process it started): its own folder, and nothing pointing out.
+    _session = tempfile.mkdtemp(prefix="radreview-tests-")
+    os.environ["RADREVIEW_DATA_DIR"] = os.environ["RADREVIEW_TEST_SESSION_DATA_DIR"] = _session
+    for _name in ("RADREVIEW_MEDIA_ROOT", "RADREVIEW_INDEX_DIR"):
+        os.environ.pop(_name, None)
 os.environ.setdefault("RADREVIEW_LOCAL_HTTP", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

@@ -2,12 +2,16 @@
 
 This is the only module under ``workers/`` that imports Django code.
 """
+import logging
+
 from celery import shared_task
-from celery.signals import worker_ready, worker_shutdown
+from celery.signals import worker_init, worker_ready, worker_shutdown
 
 from radreview.dicomnet import delivery
 from radreview.jobs import reconcile, recovery, runner
-from radreview.studies.services import orphans
+from radreview.media import identity, intents, inventory
+
+logger = logging.getLogger(__name__)
 
 
 @shared_task(name="workers.tasks.run_stage", acks_late=True, ignore_result=True)
@@ -24,11 +28,24 @@ def send_sr(self, delivery_id: int) -> None:
         raise self.retry(countdown=delay)
 
 
+@worker_init.connect
+def refuse_another_deployments_media(**_):
+    """Before the worker takes any work: its database and media folder must belong to one
+    deployment (radreview/media/identity.py). SystemExit, because Celery logs and ignores any
+    other exception a signal handler raises."""
+    try:
+        identity.ensure()
+    except identity.DeploymentMismatch as exc:
+        logger.critical("%s", exc)
+        raise SystemExit(f"RadReview worker: {exc}") from None
+
+
 @worker_ready.connect
 def requeue_orphaned_jobs(**_):
     recovery.recover_orphaned_jobs()
     delivery.requeue_pending()
-    orphans.remove_unreferenced_originals()
+    intents.sweep()
+    inventory.check()
     reconcile.start_in_worker()  # from now on, lost messages are found while the worker runs
 
 

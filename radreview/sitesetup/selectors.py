@@ -11,6 +11,7 @@ from radreview.dicomnet import pacs
 from radreview.dicomnet import selectors as dicom_selectors
 from radreview.dicomnet.status import receiver_status
 from radreview.library.models import ReferenceImage, ReferenceStudy
+from radreview.media import inventory
 from workers.backends import describe
 
 
@@ -108,6 +109,32 @@ def _dicom_steps() -> list[Step]:
     ]
 
 
+def _media_step() -> Step:
+    """The last check of the media folder against the database (each worker's start, or
+    ``manage.py media_files``)."""
+    check = inventory.latest_check()
+    if check is None:
+        return Step("media_files", "Media files", False, "not checked yet",
+                    "Start a worker: it checks the media folder against the database before it "
+                    "takes work. Or run `manage.py media_files`.")
+    state = (f"checked {check.checked_at:%Y-%m-%d %H:%M}: {check.files_seen:,} original files; "
+             f"{check.studies_missing_files:,} studies with image files missing; "
+             f"{check.unreferenced_files:,} files named by no study (kept)")
+    advice = []
+    if check.studies_missing_files:
+        advice.append(f"{check.studies_missing_files:,} studies have image files missing "
+                      f"({check.missing_files:,} files): restore them from the media backup "
+                      "(`manage.py media_files` lists them).")
+    if check.unreferenced_files:
+        advice.append(f"{check.unreferenced_files:,} original files are named by no study or "
+                      "upload: a database restored from before they arrived, or another "
+                      "deployment's files. They are kept; `manage.py media_files` lists them and "
+                      "can move them to a quarantine folder (docs/operations.md, \"Media "
+                      "files\").")
+    return Step("media_files", "Media files", not advice, state, " ".join(advice))
+
+
 def checklist() -> list[Step]:
     drafting = drafting_available()
-    return _library_steps(drafting) + _role_steps(drafting) + _dicom_steps()
+    return (_library_steps(drafting) + _role_steps(drafting) + _dicom_steps()
+            + [_media_step()])

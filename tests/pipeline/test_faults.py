@@ -25,8 +25,9 @@ from knox.models import AuthToken
 
 from radreview.audit.models import AuditEvent
 from radreview.jobs.models import Job
+from radreview.media import intents
+from radreview.media.models import UploadIntent
 from radreview.studies.models import Image, Study
-from radreview.studies.services import orphans
 from radreview.studies.storage import AtomicFileSystemStorage
 from tests.support import dicom_factory as dicom
 from tests.support.outages import database_unavailable, on_postgres, restart_broker
@@ -121,7 +122,7 @@ def _multipart(files: list[tuple[str, bytes]], report: str) -> tuple[bytes, str]
 
 
 def _stored_files(media_root: Path) -> list[Path]:
-    return [path for path in (media_root / "studies").glob("*/originals/*") if path.is_file()]
+    return [path for path in (media_root / "originals").rglob("*") if path.is_file()]
 
 
 @pytest.mark.parametrize("production_settings", [False, True],
@@ -170,16 +171,23 @@ def test_a_web_worker_killed_mid_upload_stores_nothing_and_the_retry_works(
         assert killed, "the web worker was not found serving the upload"
         assert status is None or status >= 500, f"the upload answered {status} after the kill"
 
-        # Nothing of the upload is in the database. Files it wrote before the kill are whole
-        # (written under a temporary name, then renamed) and owned by no row: the sweep a
-        # starting worker runs removes them.
+        # Nothing of the upload is in the database but its intent, committed before the first
+        # file was written and never completed. Files it wrote before the kill are whole
+        # (written under a temporary name, then renamed), all in the intent's folder, and the
+        # sweep a starting worker runs removes exactly them.
         assert not Study.objects.exists() and not Image.objects.exists()
+        intent = UploadIntent.objects.get()
+        assert intent.state == UploadIntent.State.PENDING and len(intent.files) == len(files)
         leftovers = _stored_files(media_root)
         sizes = {len(data) for _, data in files}
         assert all(path.stat().st_size in sizes for path in leftovers if
                    not path.name.startswith(".partial-")), "half a file under a stored name"
-        assert orphans.remove_unreferenced_originals(older_than=0) == len(leftovers)
+        folder = (media_root / intent.folder).resolve()
+        assert all(folder in path.resolve().parents for path in leftovers)
+        assert intents.sweep(older_than=0) == len(leftovers)
         assert not _stored_files(media_root)
+        intent.refresh_from_db()
+        assert (intent.state, intent.cleaned_by) == (UploadIntent.State.CLEANED, "sweep")
 
         # The client tries again (gunicorn has started a new worker): the upload is whole.
         retry = requests.post(f"{server.url}/api/studies/", data=body, headers=headers, timeout=120)
@@ -188,7 +196,7 @@ def test_a_web_worker_killed_mid_upload_stores_nothing_and_the_retry_works(
         server.stop()
     study = Study.objects.get()
     assert study.images.count() == 40 and study.jobs.exists()
-    assert orphans.remove_unreferenced_originals(older_than=0) == 0  # owned files stay
+    assert intents.sweep(older_than=0) == 0  # the completed upload's files stay
     stored = {path.name for path in _stored_files(media_root)}
     assert stored == {Path(image.original.name).name for image in study.images.all()}
 

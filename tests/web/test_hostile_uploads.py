@@ -9,6 +9,7 @@ import pytest
 from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from radreview.media.models import UploadIntent
 from radreview.studies.models import Image, Study
 from tests.support import dicom_factory as dicom
 from tests.workers.imaging.test_raster import png_chunk
@@ -31,8 +32,9 @@ def refused(response, words: str) -> None:
     assert response.status_code == 400, response.content[:300]
     assert words in response.json()["detail"]
     assert not Study.objects.exists()
-    root = Path(settings.MEDIA_ROOT) / "studies"
+    root = Path(settings.MEDIA_ROOT)
     assert not root.exists() or not any(p.is_file() for p in root.rglob("*"))
+    assert not UploadIntent.objects.exists()  # refused before the intent to write anything
 
 
 @pytest.fixture
@@ -93,8 +95,9 @@ def test_stored_names_never_come_from_the_client(api_client, name):
     assert response.status_code == 201, response.content[:300]
     image = Image.objects.get()
     stored = Path(image.original.path).resolve()
-    study_folder = Path(settings.MEDIA_ROOT) / "studies" / str(image.study_id)
-    assert stored.parent == (study_folder / "originals").resolve()
+    intent = UploadIntent.objects.get()  # the upload's own folder, named by its random token
+    assert intent.state == UploadIntent.State.DONE and intent.files == [image.original.name]
+    assert stored.parent == (Path(settings.MEDIA_ROOT) / intent.folder / "0").resolve()
     assert stored.name == f"000-{image.sha256[:16]}.png"
     assert "/" not in image.original_name and "\\" not in image.original_name
     assert image.original_name.isprintable() and len(image.original_name) <= 255

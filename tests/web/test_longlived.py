@@ -61,6 +61,7 @@ def test_a_worker_freezes_after_a_stages_first_run_once_the_jobs_are_done(
     assert inside_a_job == [False, False, False]
 
 
+@pytest.mark.django_db  # loading it checks the deployment identity (radreview/media/startup.py)
 def test_the_web_application_freezes_when_loaded(fresh_freezes):
     import importlib  # noqa: PLC0415 - the module's import is what is tested
 

@@ -3,7 +3,9 @@
 Every file is checked before anything is written: sizes, type, DICOM parsing with a full pixel
 decode (so a corrupt compressed frame is caught now, not in a worker), image decoding, report
 text. Only when the whole upload is acceptable are the studies, images, reports and jobs
-created, in one transaction; files written before a failure are removed again.
+created, in one transaction. The files go into a folder of the upload's own, named by an intent
+committed before the first of them is written (radreview/media/intents.py): a failure removes
+them again, and so does a starting worker's sweep after a crash — nothing else ever does.
 """
 from __future__ import annotations
 
@@ -13,14 +15,15 @@ import logging
 import re
 from dataclasses import dataclass, field
 from datetime import date
-from pathlib import Path
 
 from django.conf import settings
+from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
 
 from radreview.audit.services import record_event
 from radreview.errors import ServiceError
 from radreview.jobs import services as jobs
+from radreview.media import intents
 from radreview.security import json_limits
 from workers import imaging, pipeline
 
@@ -456,21 +459,35 @@ def replayed(user, key: str) -> list[Study] | None:
     return list(record.studies.order_by("pk"))
 
 
+def _stored_name(position: int, checked: _CheckedImage) -> str:
+    """The stored name is ours (position and content hash); the client's name is only shown."""
+    return f"{position:03d}-{checked.sha256[:16]}{STORED_EXTENSIONS[checked.kind]}"
+
+
 def _create(user, request: UploadRequest, key: str) -> list[Study]:
     groups, report_text, external = check_upload(request)
-    written: list[Path] = []
+    # The intent to write the files is committed before the first byte: the only proof on
+    # which the files of an upload that dies half-way may be removed (radreview/media).
+    planned = {str(number): [_stored_name(position, checked)
+                             for position, checked in enumerate(images)]
+               for number, images in enumerate(groups.values())}
+    intent = (intents.begin(user=user, source=request.source, files_by_folder=planned)
+              if any(planned.values()) else None)
     try:
         with transaction.atomic():
             record = UploadKey.objects.create(user=user, key=key) if key else None
             studies = [
-                _create_study(user, images, report_text, request, written, external)
-                for images in groups.values()
+                _create_study(user, images, report_text, request,
+                              f"{intent.folder}/{number}" if intent else "", external)
+                for number, images in enumerate(groups.values())
             ]
             if record is not None:
                 record.studies.set(studies)
+            if intent is not None:
+                intents.complete(intent)
     except BaseException as exc:
-        for path in written:
-            path.unlink(missing_ok=True)
+        if intent is not None:
+            intents.abandon(intent)
         if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
             logger.error("upload refused: no space left in the media folder")
             raise StorageFull(STORAGE_FULL) from None
@@ -479,7 +496,8 @@ def _create(user, request: UploadRequest, key: str) -> list[Study]:
 
 
 def _create_study(user, images: list[_CheckedImage], report_text: str, request: UploadRequest,
-                  written: list[Path], external: ExternalReports | None = None) -> Study:
+                  folder: str, external: ExternalReports | None = None) -> Study:
+    """The study's rows, its images' files written into ``folder`` (the upload's own)."""
     first_dicom = next((image.metadata for image in images if image.kind == "dicom"), {})
     study = Study.objects.create(uploaded_by=user, has_prior=request.has_prior,
                                  **_study_fields(first_dicom, request))
@@ -492,10 +510,8 @@ def _create_study(user, images: list[_CheckedImage], report_text: str, request: 
             sop_instance_uid=checked.metadata.get("sop_instance_uid") or "",
             series_instance_uid=checked.metadata.get("series_instance_uid") or "",
         )
-        # The stored name is ours (position and content hash); the client's name is only shown.
-        stored_name = f"{position:03d}-{checked.sha256[:16]}{STORED_EXTENSIONS[checked.kind]}"
-        image.original.save(stored_name, checked.upload, save=False)
-        written.append(Path(image.original.path))
+        image.original = default_storage.save(f"{folder}/{_stored_name(position, checked)}",
+                                              checked.upload)
         image.save()
     if report_text:
         Report.objects.create(study=study, kind=Report.Kind.UPLOADED, text=report_text,

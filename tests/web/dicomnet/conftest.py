@@ -3,6 +3,7 @@ one media folder with the tests (the receiver is another process). The receiver 
 associations only from the calling AE titles in ``ALLOWED_AES``, as a site would set it."""
 import pytest
 
+from tests.support.deployment import share_media_identity
 from tests.support.dicom_services import Orthanc, Receiver
 
 # The modality the tests play with dcmtk, and Orthanc forwarding studies.
@@ -15,9 +16,10 @@ def shared_media(tmp_path_factory):
 
 
 @pytest.fixture(autouse=True)
-def media_root(settings, shared_media, tmp_path):
+def media_root(settings, shared_media, tmp_path, transactional_db):
     settings.MEDIA_ROOT = shared_media
     settings.INDEX_DIR = tmp_path / "indexes"
+    share_media_identity()
     return shared_media
 
 
@@ -26,6 +28,7 @@ def receiver(django_db_setup, django_db_blocker, tmp_path_factory, shared_media)
     from django.test import override_settings
 
     with django_db_blocker.unblock(), override_settings(MEDIA_ROOT=shared_media):
+        share_media_identity()
         process = Receiver(tmp_path_factory.mktemp("receiver"),
                            RADREVIEW_DICOM_ALLOWED_AES=",".join(ALLOWED_AES)).start()
     yield process

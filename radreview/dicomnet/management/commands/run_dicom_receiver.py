@@ -2,15 +2,20 @@
 import signal
 
 from django.conf import settings
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from radreview.dicomnet.receiver import Receiver
+from radreview.media import identity
 
 
 class Command(BaseCommand):
     help = "Receive studies over DICOM (C-STORE, C-ECHO) and queue them when the sender is quiet."
 
     def handle(self, *args, **options):
+        try:  # it writes into the media folder: only into its own deployment's
+            identity.ensure()
+        except identity.DeploymentMismatch as exc:
+            raise CommandError(str(exc)) from exc
         receiver = Receiver()
         receiver.start()
         allowed = ", ".join(settings.DICOM_ALLOWED_AES) or "any calling AE"
