@@ -179,6 +179,7 @@ MIDDLEWARE = [
     "django_otp.middleware.OTPMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "radreview.studies.middleware.OriginalMissingMiddleware",
     "radreview.accounts.idle.IdleLogoutMiddleware",
     "radreview.accounts.middleware.LoginRequiredEverywhere",
     "radreview.accounts.two_factor.SecondFactorMiddleware",

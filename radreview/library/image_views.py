@@ -19,7 +19,7 @@ from radreview.jobs import services as jobs
 from radreview.jobs.models import Job
 from radreview.jobs.stages.image_import import IMPORT_STAGE, REBUILD_STAGE
 from radreview.studies.models import Image
-from radreview.studies.storage import media_path
+from radreview.studies.storage import media_path, original_path
 from workers.pipeline import queue_for
 
 from . import image_memory, renders
@@ -63,7 +63,7 @@ def reference_render(request, pk: int, preset: str):
 
 def study_image_render(request, study_pk: int, image_pk: int, preset: str):
     image = get_object_or_404(Image, pk=image_pk, study_id=study_pk)
-    return _render(image.original.path, image.kind, preset, request.GET.get("side"),
+    return _render(original_path(image), image.kind, preset, request.GET.get("side"),
                    f"study-{image.pk}-{image.sha256[:12]}")
 
 

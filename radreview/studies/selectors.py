@@ -3,7 +3,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
+from pathlib import Path
 
+from django.conf import settings
 from django.db.models import Count, F, Prefetch, Q, QuerySet
 
 from radreview.jobs.models import Job
@@ -155,3 +157,9 @@ def sections_of(report: Report) -> list[tuple[str, list[Sentence]]]:
             grouped.append((sentence.section, []))
         grouped[-1][1].append(sentence)
     return grouped
+
+
+def images_missing_files(study: Study) -> list[Image]:
+    """The study's images whose original file is not in the media folder (images prefetched)."""
+    root = Path(settings.MEDIA_ROOT)
+    return [image for image in study.images.all() if not (root / image.original.name).is_file()]

@@ -4,9 +4,25 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
+from typing import BinaryIO
 
 from django.conf import settings
 from django.core.files.storage import FileSystemStorage
+
+from radreview.errors import ServiceError
+
+MISSING_ORIGINAL = ("The image file of this study is missing from the server's storage. Nothing "
+                    "can be shown or computed from it: tell your administrator (the setup "
+                    "checklist lists the studies whose files are missing).")
+
+
+class OriginalMissing(ServiceError):
+    """A study's image file is not where its row says: answered 410 with ``MISSING_ORIGINAL``
+    by pages and the API, and the reason a stage that needs it fails."""
+
+    def __init__(self, message: str = MISSING_ORIGINAL):
+        super().__init__(message)
+        self.message = message
 
 
 def media_path(relative: str) -> Path:
@@ -14,6 +30,27 @@ def media_path(relative: str) -> Path:
     if Path(settings.MEDIA_ROOT).resolve() not in path.parents:
         raise ValueError("media path escapes MEDIA_ROOT")
     return path
+
+
+def original_path(image) -> Path:
+    """The path of an image's original file; ``OriginalMissing`` when it is not there."""
+    path = media_path(image.original.name)
+    if not path.is_file():
+        raise OriginalMissing
+    return path
+
+
+def open_original(image) -> BinaryIO:
+    """An image's original file, open for reading; ``OriginalMissing`` when it is not there."""
+    try:
+        return media_path(image.original.name).open("rb")
+    except (FileNotFoundError, IsADirectoryError):
+        raise OriginalMissing from None
+
+
+def read_original(image) -> bytes:
+    with open_original(image) as handle:
+        return handle.read()
 
 
 def write_media_atomically(relative: str, data: bytes) -> str:

@@ -23,7 +23,7 @@ from .age import display_age
 from .forms import UploadForm
 from .models import Image, Study
 from .services.upload import UploadRejected, UploadRequest, create_studies_once
-from .storage import media_path
+from .storage import OriginalMissing, media_path
 from .upload_limits import OVERSIZE_ATTRIBUTE, fields_too_large_message
 
 WORKLIST_PAGE_SIZE = 25
@@ -121,8 +121,10 @@ def detail(request, pk: int):
         raise Http404("No such study") from None
     record_event("study_viewed", actor=request.user, study=study, detail={"via": "page"})
     report = study.audited_report
-    viewer_images = dicom_selectors.viewer_images(study)
+    missing = selectors.images_missing_files(study)
+    viewer_images = dicom_selectors.viewer_images(study, frozenset(i.pk for i in missing))
     context = {
+        "missing_images": missing,
         "study": study,
         "report": report,
         "sections": selectors.sections_of(report) if report else [],
@@ -160,6 +162,6 @@ def image_file(request, pk: int, image_pk: int, variant: str):
     if not relative:
         raise Http404("No such image variant yet")
     path = media_path(relative)
-    if not path.exists():
-        raise Http404("Image file missing")
+    if not path.is_file():
+        raise OriginalMissing  # answered 410 with the reason (studies/middleware.py)
     return FileResponse(path.open("rb"), content_type="image/png")

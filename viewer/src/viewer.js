@@ -46,7 +46,11 @@ async function loadMetadata(root, item) {
   const imageId = `wadors:${base}/frames/1`;
   const answer = await fetch(`${base}/metadata`, { credentials: "same-origin",
                                                    headers: { Accept: "application/dicom+json" } });
-  if (!answer.ok) throw new Error(`metadata: ${answer.status}`);
+  if (!answer.ok) {
+    // A 410 says why in words (the image file of this study is missing): show them.
+    const detail = (await answer.json().catch(() => ({}))).detail;
+    throw new Error(detail || `metadata: ${answer.status}`);
+  }
   const [instance] = await answer.json();
   // Cornerstone's own DICOM JSON path: unlike the wadors loader's deprecated provider, its
   // image plane falls back to Imager Pixel Spacing and records the calibration type, so

@@ -15,6 +15,7 @@ from pydicom.dataset import Dataset
 
 from radreview.errors import ServiceError
 from radreview.studies.models import Image, Study
+from radreview.studies.storage import open_original, read_original
 
 # QIDO-RS attribute names (keywords or tags) mapped to the Study fields they match.
 STUDY_MATCH = {
@@ -111,10 +112,10 @@ def images_of(study_uid: str, series_uid: str = "", sop_uid: str = "") -> list[I
 
 
 def read(image: Image, *, pixels: bool = True) -> Dataset:
-    with image.original.open("rb") as handle:
+    """The image's dataset; ``OriginalMissing`` (answered 410) when its file is gone."""
+    with open_original(image) as handle:
         return pydicom.dcmread(handle, stop_before_pixels=not pixels)
 
 
 def file_bytes(image: Image) -> bytes:
-    with image.original.open("rb") as handle:
-        return handle.read()
+    return read_original(image)

@@ -7,12 +7,13 @@ from django.urls import reverse
 
 from radreview.audit.services import record_event
 from radreview.library.image_memory import options
+from radreview.studies.storage import original_path
 from workers.imagememory import QueryImage
 from workers.vrag.run import MemoryUnavailable
 
 
 def query_images(study) -> tuple[QueryImage, ...]:
-    return tuple(QueryImage(image.original.path, image.kind, image.view, image.pk)
+    return tuple(QueryImage(str(original_path(image)), image.kind, image.view, image.pk)
                  for image in study.images.order_by("position", "id"))
 
 

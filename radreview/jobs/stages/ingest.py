@@ -1,13 +1,13 @@
 """Ingest stage: previews and thumbnails of a study's images."""
 from __future__ import annotations
 
-from radreview.studies.storage import write_media_atomically
+from radreview.studies.storage import original_path, write_media_atomically
 from workers import pipeline
 
 
 def load(job) -> list[pipeline.ImageToIngest]:
     return [
-        pipeline.ImageToIngest(image_id=image.pk, kind=image.kind, path=image.original.path)
+        pipeline.ImageToIngest(image_id=image.pk, kind=image.kind, path=str(original_path(image)))
         for image in job.study.images.all()
     ]
 

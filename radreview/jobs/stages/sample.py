@@ -9,6 +9,7 @@ from django.conf import settings
 
 from radreview.audit.services import record_event
 from radreview.studies.models import Image, Report
+from radreview.studies.storage import original_path
 from workers.radflag import stages
 
 
@@ -16,7 +17,7 @@ def load(job) -> stages.SampleInputs:
     study = job.study
     uploaded = study.reports.filter(kind=Report.Kind.UPLOADED).exists()
     images = tuple(
-        stages.ImageForSampling(path=image.original.path, kind=image.kind,
+        stages.ImageForSampling(path=str(original_path(image)), kind=image.kind,
                                 view="" if image.view == Image.View.UNKNOWN else image.view)
         for image in study.images.order_by("position", "id")
     )

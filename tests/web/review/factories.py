@@ -17,6 +17,7 @@ from radreview.review.models import Detection
 from radreview.studies.models import Image, Report, Study
 from radreview.studies.storage import write_media_atomically
 from tests import factories
+from tests.support import dicom_factory as dicom
 
 REPORT = (
     "INDICATION: Cough and fever.\n"
@@ -50,13 +51,18 @@ def add_image(
     study: Study, *, dicom_uid: str | None = None, view: str = Image.View.PA, position: int = 0
 ) -> Image:
     number = next(_ids)
+    # A real file behind the row: the study page says so when an original is missing.
+    original = (dicom.make_dicom(study_uid=STUDY_UID, series_uid=SERIES_UID, sop_uid=dicom_uid,
+                                 rows=64, cols=64) if dicom_uid else _png())
+    name = write_media_atomically(
+        f"studies/{study.pk}/originals/view-{number}.{'dcm' if dicom_uid else 'png'}", original)
     image = Image.objects.create(
         study=study,
         position=position,
         kind=Image.Kind.DICOM if dicom_uid else Image.Kind.PNG,
-        original=f"studies/{study.pk}/originals/view-{number}.dcm",
+        original=name,
         original_name=f"view-{number}",
-        size_bytes=1,
+        size_bytes=len(original),
         sha256="0" * 64,
         view=view,
         rows=64,
