@@ -23,8 +23,9 @@ import argparse
 import json
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
+
+from bench_django import use_private_data_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -34,7 +35,9 @@ RAW_THRESHOLD = 0.3
 
 
 def audit(input_path: Path, reference: Path) -> Path:
-    output = Path(tempfile.mkdtemp(prefix="combination-calibration-")) / "audit.jsonl"
+    work = Path(use_private_data_dir(prefix="combination-calibration-"))
+    output = work / "audit.jsonl"
+    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, check=True)
     subprocess.run([sys.executable, "manage.py", "audit_reports", "--input", str(input_path),
                     "--output", str(output), "--reference", str(reference)], cwd=ROOT, check=True)
     return output

@@ -41,7 +41,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections import Counter
@@ -51,6 +50,7 @@ from pathlib import Path
 from urllib.parse import urlencode, urlsplit
 
 import requests
+from bench_django import use_private_data_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -502,8 +502,8 @@ def main() -> int:
     parser.add_argument("--keep", action="store_true", help="keep the data folder and logs")
     args = parser.parse_args()
 
-    data_dir = Path(tempfile.mkdtemp(prefix="radreview-load-"))
-    os.environ.update(RADREVIEW_DATA_DIR=str(data_dir), RADREVIEW_LOCAL_HTTP="1",
+    data_dir = Path(use_private_data_dir(prefix="radreview-load-"))
+    os.environ.update(RADREVIEW_LOCAL_HTTP="1",
                       HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", RADREVIEW_LOG_LEVEL="WARNING")
     web = (f"{args.web_workers} gthread workers x {args.web_threads} threads"
            if args.web_threads > 1 else f"{args.web_workers} sync workers")

@@ -31,6 +31,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench_django import use_private_data_dir
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -39,7 +41,7 @@ REPORT = ("FINDINGS: Large left pleural effusion. No pleural effusion. Heart siz
 
 
 def setup_django(data_dir: str) -> None:
-    os.environ["RADREVIEW_DATA_DIR"] = data_dir
+    use_private_data_dir(data_dir)
     os.environ.setdefault("RADREVIEW_LOCAL_HTTP", "1")
     os.environ.setdefault("RADREVIEW_LOG_LEVEL", "WARNING")
     os.environ.pop("DATABASE_URL", None)

@@ -21,12 +21,14 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench_django import use_private_data_dir
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
 def setup_django(data_dir: str) -> None:
-    os.environ["RADREVIEW_DATA_DIR"] = data_dir
+    use_private_data_dir(data_dir)
     os.environ.setdefault("RADREVIEW_LOCAL_HTTP", "1")
     os.environ.setdefault("RADREVIEW_LOG_LEVEL", "WARNING")
     os.environ.pop("DATABASE_URL", None)
