@@ -161,6 +161,7 @@ INSTALLED_APPS = [
     "radreview.dicomnet",
     "radreview.sitesetup",
     "radreview.media",
+    "radreview.dictation",
 ]
 
 MIDDLEWARE = [
@@ -559,6 +560,18 @@ if DICOM_HOST not in ("127.0.0.1", "localhost", "::1") and not DICOM_ALLOWED_AES
     raise ImproperlyConfigured(
         "RADREVIEW_DICOM_HOST opens the DICOM receiver beyond loopback: list the senders allowed "
         "in RADREVIEW_DICOM_ALLOWED_AES (their calling AE titles)")
+
+
+# --- Reports from the dictation system or the RIS: HL7 v2 over MLLP (docs/hl7.md) ---------
+
+HL7_HOST = os.environ.get("RADREVIEW_HL7_HOST", "127.0.0.1")
+HL7_PORT = env_int("RADREVIEW_HL7_PORT", 2575)
+# Sending applications (MSH-3) allowed to deliver reports; empty allows any (loopback only).
+HL7_ALLOWED_SENDERS = env_list("RADREVIEW_HL7_ALLOWED_SENDERS", [])
+if HL7_HOST not in ("127.0.0.1", "localhost", "::1") and not HL7_ALLOWED_SENDERS:
+    raise ImproperlyConfigured(
+        "RADREVIEW_HL7_HOST opens the HL7 listener beyond loopback: list the sending "
+        "applications allowed (MSH-3) in RADREVIEW_HL7_ALLOWED_SENDERS")
 
 
 def _dicom_node(name: str) -> dict | None:

@@ -10,6 +10,7 @@ urlpatterns = [
     path("", include("radreview.audit.urls")),
     path("", include("radreview.library.image_urls")),
     path("", include("radreview.dicomnet.urls")),
+    path("", include("radreview.dictation.urls")),
     path("site/setup/", include("radreview.sitesetup.urls")),
     path("accounts/", include("radreview.accounts.urls")),
     path("site/models/", include("radreview.modelroles.urls")),

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Set up everything on a fresh machine and run RadReview on its embedded default:
 # SQLite and a Celery worker over the filesystem broker, both in ./data, the web server on
-# http://127.0.0.1:8000 and the DICOM receiver on 127.0.0.1:11112 (AE title RADREVIEW).
-# Ctrl-C stops all three.
+# http://127.0.0.1:8000, the DICOM receiver on 127.0.0.1:11112 (AE title RADREVIEW) and the HL7
+# listener for reports from dictation on 127.0.0.1:2575. Ctrl-C stops them all.
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
 
@@ -34,9 +34,14 @@ manage run_dicom_receiver &
 RECEIVER=$!
 trap 'kill $RECEIVER $WORKER 2>/dev/null; wait 2>/dev/null' EXIT INT TERM
 
+say "Starting the HL7 listener (reports from dictation: ORU^R01 over MLLP)"
+manage run_hl7_listener &
+LISTENER=$!
+trap 'kill $LISTENER $RECEIVER $WORKER 2>/dev/null; wait 2>/dev/null' EXIT INT TERM
+
 say "RadReview on http://127.0.0.1:$PORT/ (Ctrl-C to stop)"
 "$VENV/bin/gunicorn" radreview.wsgi --bind "127.0.0.1:$PORT" --workers 2 --timeout 120 \
   --access-logfile - &
 WEB=$!
-trap 'kill $WEB $RECEIVER $WORKER 2>/dev/null; wait 2>/dev/null' EXIT INT TERM
+trap 'kill $WEB $LISTENER $RECEIVER $WORKER 2>/dev/null; wait 2>/dev/null' EXIT INT TERM
 wait $WEB

@@ -41,15 +41,22 @@ class StudyInputs:
 
     ``has_samples``: the candidate report and its samples were made by a generator outside
     RadReview and uploaded with the study, so nothing is generated here.
+    ``can_draft``: a report can be drafted from the images here (a generator is set up, or the
+    image memory has reference studies); without one, images alone wait for their report.
     """
 
     has_images: bool
     has_report: bool
     has_samples: bool = False
+    can_draft: bool = True
 
     @property
     def will_have_report(self) -> bool:
-        return self.has_report or self.has_samples or self.has_images
+        return self.has_report or self.has_samples or (self.has_images and self.can_draft)
+
+    @property
+    def awaits_report(self) -> bool:
+        return self.has_images and not self.will_have_report
 
 
 # Backends that run model weights in the worker process: stages using them go to "gpu" workers.

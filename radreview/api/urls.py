@@ -12,4 +12,5 @@ urlpatterns = [
     path("", include("radreview.studies.api")),
     path("", include("radreview.review.api")),
     path("dicomweb/", include("radreview.dicomnet.dicomweb.urls")),
+    path("", include("radreview.dictation.api")),
 ]

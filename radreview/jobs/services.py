@@ -6,12 +6,13 @@ import uuid
 from dataclasses import dataclass
 
 from django.db import DatabaseError, connection, transaction
-from django.db.models import Exists, F, OuterRef
+from django.db.models import Case, Exists, F, OuterRef, Value, When
+from django.dispatch import Signal
 from django.utils import timezone
 
 from radreview.audit.services import record_event
 from radreview.celery import app as celery_app
-from radreview.studies.models import Study
+from radreview.studies.models import Report, Study
 from workers import pipeline
 
 from .models import Job
@@ -20,6 +21,11 @@ from .stages import STUDY_STAGES, plan
 logger = logging.getLogger(__name__)
 
 RUN_STAGE_TASK = "workers.tasks.run_stage"
+
+# Sent in the transaction that marks a study's last job done (``study_id``): apps that act on a
+# finished pipeline connect to it in their AppConfig.ready (the review carries decisions over
+# to a new report version).
+pipeline_finished = Signal()
 
 
 def plan_jobs(study: Study, inputs: pipeline.StudyInputs, *, queue_first: bool = False
@@ -147,9 +153,40 @@ def _is_last(stage: str | None) -> bool:
 
 def _mark_ready_if_done(study_id: int) -> None:
     # Ready only if every job is done: asked in the UPDATE itself (one round trip, not two).
+    # A study of images with no report to review (none could be drafted) waits for one.
     unfinished = Job.objects.filter(study=OuterRef("pk")).exclude(state=Job.State.DONE)
-    Study.objects.filter(pk=study_id).exclude(Exists(unfinished)).update(
-        status=Study.Status.READY)
+    reviewable = Report.objects.filter(study=OuterRef("pk"), kind__in=(
+        Report.Kind.UPLOADED, Report.Kind.CANDIDATE))
+    finished = Study.objects.filter(pk=study_id).exclude(Exists(unfinished)).update(
+        status=Case(When(Exists(reviewable), then=Value(Study.Status.READY)),
+                    default=Value(Study.Status.AWAITING_REPORT)))
+    if finished:
+        pipeline_finished.send(sender=Study, study_id=study_id)
+
+
+# Stages that read the report under audit: run again for each new version of it.
+def _reads_the_report(stage: str) -> bool:
+    names = [each.name for each in STUDY_STAGES]
+    return names.index(stage) >= names.index("parse_report")
+
+
+def rerun_for_report(study: Study, inputs: pipeline.StudyInputs) -> None:
+    """A report (or a new version of it) has arrived for ``study``: plan the stages it now needs
+    that it has no job for, put those that read the report back to pending (a run in flight
+    loses its claim and stores nothing), and queue the first. Call inside the transaction that
+    stores the report."""
+    existing = {job.stage: job for job in study.jobs.all()}
+    wanted = plan(inputs)
+    Job.objects.bulk_create(
+        Job(study=study, stage=stage.name, order=order, queue=stage.queue)
+        for order, stage in enumerate(wanted) if stage.name not in existing)
+    again = [existing[stage.name].pk for stage in wanted
+             if stage.name in existing and _reads_the_report(stage.name)]
+    Job.objects.filter(pk__in=again).update(
+        state=Job.State.PENDING, claim_token=None, progress=0.0, progress_note="", error="",
+        error_detail="", attempts=0, send_failures=0)
+    Study.objects.filter(pk=study.pk).update(status=Study.Status.PROCESSING)
+    start_next(study)
 
 
 def _queue_first_pending(study_id: int, here: tuple[str, Claim] | None = None) -> Job | None:

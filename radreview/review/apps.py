@@ -18,3 +18,9 @@ class ReviewConfig(AppConfig):
         pre_delete.connect(
             refuse_deleting_final_reports, sender=Report, dispatch_uid="review-final-immutable-del"
         )
+        from radreview.jobs.services import pipeline_finished  # noqa: PLC0415 - app registry
+
+        from .carry_forward import on_pipeline_finished  # noqa: PLC0415 - app registry
+
+        # A new report version, once checked, keeps the decisions on unchanged sentences.
+        pipeline_finished.connect(on_pipeline_finished, dispatch_uid="review-carry-forward")

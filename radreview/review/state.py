@@ -12,6 +12,8 @@ from collections import Counter
 
 from django.db.models import F, QuerySet
 
+from radreview.studies.models import Report
+
 from . import derivation
 from .models import Decision, SentenceState
 
@@ -22,9 +24,11 @@ def live(decisions: QuerySet) -> QuerySet:
 
 
 def latest_undoable(study) -> Decision | None:
-    """The decision an undo takes back: the study's latest live one."""
-    return (live(Decision.objects.filter(study=study)).select_related("sentence", "user")
-            .order_by("-id").first())
+    """The decision an undo takes back: the study's latest live one on its current report (one
+    on an earlier version of the report stays in the history)."""
+    return (live(Decision.objects.filter(study=study))
+            .exclude(sentence__report__kind=Report.Kind.SUPERSEDED)
+            .select_related("sentence", "user").order_by("-id").first())
 
 
 def effective_for(sentence_id: int, excluding: int | None = None) -> Decision | None:

@@ -1,5 +1,4 @@
-"""What is set up on this site and what is not: the admins' checklist, and whether images
-alone can be drafted into a report (the upload page warns radiologists when not)."""
+"""What is set up on this site and what is not: the admins' checklist."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -10,26 +9,11 @@ from django.urls import reverse
 from radreview.dicomnet import pacs
 from radreview.dicomnet import selectors as dicom_selectors
 from radreview.dicomnet.status import receiver_status
-from radreview.library.models import ReferenceImage, ReferenceStudy
+from radreview.dictation.listener import listener_running
+from radreview.library.drafting import Drafting, drafting_available
+from radreview.library.models import ReferenceStudy
 from radreview.media import inventory
 from workers.backends import describe
-
-
-@dataclass(frozen=True)
-class Drafting:
-    """Whether a study of images without a report can get a drafted report here."""
-
-    generator_configured: bool
-    reference_images: int
-
-    @property
-    def available(self) -> bool:
-        return self.generator_configured or self.reference_images > 0
-
-
-def drafting_available() -> Drafting:
-    return Drafting(generator_configured=settings.MODEL_ROLES["generator"] != "builtin",
-                    reference_images=ReferenceImage.objects.count())
 
 
 @dataclass(frozen=True)
@@ -85,6 +69,7 @@ def _dicom_steps() -> list[Step]:
     where = f"AE title {receiver.ae_title} on {receiver.host}:{receiver.port}"
     store = settings.PACS_STORE
     latest = dicom_selectors.latest_delivery()
+    hl7_running = listener_running()
     store_state = "not configured"
     if store:
         store_state = f"{store['ae_title']}@{store['host']}:{store['port']}"
@@ -98,6 +83,12 @@ def _dicom_steps() -> list[Step]:
              "" if receiver.running else "Start it: scripts/run.sh starts it with the web server "
              "(in production run `manage.py run_dicom_receiver` as a service). Point the "
              "modality or PACS at this AE title, host and port."),
+        Step("hl7_listener", "HL7 listener (reports from dictation)", hl7_running,
+             f"{'running' if hl7_running else 'not running'} on "
+             f"{settings.HL7_HOST}:{settings.HL7_PORT}",
+             "" if hl7_running else "Start it: scripts/run.sh starts it with the web "
+             "server (in production run `manage.py run_hl7_listener` as a service). Point the "
+             "dictation system's or RIS's ORU^R01 interface at this host and port (docs/hl7.md)."),
         Step("pacs_destination", "PACS destination for signed reports (DICOM SR)", bool(store),
              store_state, "" if store else "Set RADREVIEW_PACS_STORE=AE_TITLE@host:port so signed "
              "reports go back to the PACS; until then they are only exported."),

@@ -8,6 +8,9 @@ class Study(models.Model):
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"
         PROCESSING = "processing", "Processing"
+        # Images without a report where none can be drafted: the report comes from dictation
+        # (HL7, FHIR) or is typed on the study page (radreview/dictation).
+        AWAITING_REPORT = "awaiting_report", "Awaiting report"
         READY = "ready", "Ready for review"
         FAILED = "failed", "Failed"
         SIGNED = "signed", "Signed"
@@ -59,7 +62,8 @@ class Study(models.Model):
 
 
 def audited_among(reports) -> "Report | None":
-    """Which of a study's reports is under audit: the uploaded one if any, else the candidate."""
+    """Which of a study's reports is under audit: the uploaded one if any, else the candidate.
+    A study has at most one of each: an earlier version of its report is SUPERSEDED."""
     kinds = {report.kind: report for report in reports}
     return kinds.get(Report.Kind.UPLOADED) or kinds.get(Report.Kind.CANDIDATE)
 
@@ -113,6 +117,8 @@ class Report(models.Model):
 
     class Kind(models.TextChoices):
         UPLOADED = "uploaded", "Uploaded"
+        # An uploaded report that a later version (a final after a preliminary) replaced.
+        SUPERSEDED = "superseded", "Earlier version"
         CANDIDATE = "candidate", "Candidate"
         SAMPLE = "sample", "Sample"
         DRAFT = "draft", "Alternative draft"
@@ -125,6 +131,17 @@ class Report(models.Model):
     source = models.CharField(max_length=200, blank=True)
     temperature = models.FloatField(null=True, blank=True)
     sample_index = models.PositiveIntegerField(null=True, blank=True)
+    # An uploaded report's version (1, 2, ... as corrected reports arrive) and its result
+    # status as the dictation system sent it.
+    version = models.PositiveIntegerField(default=1)
+
+    class ResultStatus(models.TextChoices):
+        NONE = "", "Not given"
+        PRELIMINARY = "preliminary", "Preliminary"
+        FINAL = "final", "Final"
+        CORRECTED = "corrected", "Corrected"
+
+    result_status = models.CharField(max_length=12, choices=ResultStatus.choices, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"

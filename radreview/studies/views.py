@@ -1,5 +1,6 @@
 import json
 
+from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import RequestDataTooBig
 from django.core.paginator import Paginator
@@ -14,8 +15,8 @@ from radreview.dicomnet import selectors as dicom_selectors
 from radreview.jobs import capacity
 from radreview.jobs import services as jobs
 from radreview.jobs.models import Job
+from radreview.library.drafting import drafting_available
 from radreview.review.views import review_context
-from radreview.sitesetup import selectors as setup_selectors
 from workers.types import Harm
 
 from . import selectors, upload_limits
@@ -56,7 +57,7 @@ def worklist(request):
 
 def _upload_page(request, form, status: int = 200, refused: str = ""):
     context = {"form": form, "limits": upload_limits.limits(), "refused": refused,
-               "drafting": setup_selectors.drafting_available(),
+               "drafting": drafting_available(),
                "single_machine": capacity.single_machine_limit()}
     return render(request, "studies/upload.html", context, status=status)
 
@@ -125,6 +126,7 @@ def detail(request, pk: int):
     viewer_images = dicom_selectors.viewer_images(study, frozenset(i.pk for i in missing))
     context = {
         "missing_images": missing,
+        "max_report_chars": settings.MAX_REPORT_CHARS,
         "study": study,
         "report": report,
         "sections": selectors.sections_of(report) if report else [],

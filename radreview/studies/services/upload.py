@@ -21,8 +21,10 @@ from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
 
 from radreview.audit.services import record_event
+from radreview.dictation import waiting as waiting_reports
 from radreview.errors import ServiceError
 from radreview.jobs import services as jobs
+from radreview.library.drafting import drafting_available
 from radreview.media import intents
 from radreview.security import json_limits
 from workers import imaging, pipeline
@@ -204,7 +206,7 @@ def _check_image(upload, kind: str) -> _CheckedImage:
     return _CheckedImage(upload, kind, _sha256(upload), {}, Image.View.UNKNOWN, rows, columns)
 
 
-def _check_text(text: str, what: str) -> str:
+def check_text(text: str, what: str) -> str:
     """``text`` cleaned for storage (studies/report_text.py), or refused with the reason."""
     if len(text) > settings.MAX_REPORT_CHARS:
         raise UploadRejected(
@@ -303,7 +305,7 @@ def _check_temperature(value, what: str) -> float | None:
 
 def check_external(request: UploadRequest) -> ExternalReports | None:
     """The candidate and samples made elsewhere, checked; None when none were given."""
-    candidate = _check_text(request.candidate_text or "", "The candidate report")
+    candidate = check_text(request.candidate_text or "", "The candidate report")
     samples = _collect_samples(request)
     if not candidate and samples is None:
         return None
@@ -320,7 +322,7 @@ def check_external(request: UploadRequest) -> ExternalReports | None:
         raise UploadRejected(f"{len(samples)} samples: at most {maximum} are accepted.")
     checked = []
     for number, sample in enumerate(samples, start=1):
-        text = _check_text(sample, f"Sample {number}")
+        text = check_text(sample, f"Sample {number}")
         if not text:
             raise UploadRejected(f"Sample {number} is empty.")
         checked.append(text)
@@ -354,7 +356,7 @@ def check_upload(request: UploadRequest
             raise UploadRejected(
                 f"{upload.name}: not a DICOM file, a PNG or JPEG image, or a .txt report."
             )
-    report_text = _check_text(report_text, "The report")
+    report_text = check_text(report_text, "The report")
     external = check_external(request)
     if external is not None and report_text:
         raise UploadRejected("Give either a report to audit, or a candidate with its samples made "
@@ -473,12 +475,14 @@ def _create(user, request: UploadRequest, key: str) -> list[Study]:
                for number, images in enumerate(groups.values())}
     intent = (intents.begin(user=user, source=request.source, files_by_folder=planned)
               if any(planned.values()) else None)
+    can_draft = drafting_available().available
     try:
         with transaction.atomic():
             record = UploadKey.objects.create(user=user, key=key) if key else None
             studies = [
                 _create_study(user, images, report_text, request,
-                              f"{intent.folder}/{number}" if intent else "", external)
+                              f"{intent.folder}/{number}" if intent else "", external,
+                              can_draft)
                 for number, images in enumerate(groups.values())
             ]
             if record is not None:
@@ -496,8 +500,9 @@ def _create(user, request: UploadRequest, key: str) -> list[Study]:
 
 
 def _create_study(user, images: list[_CheckedImage], report_text: str, request: UploadRequest,
-                  folder: str, external: ExternalReports | None = None) -> Study:
-    """The study's rows, its images' files written into ``folder`` (the upload's own)."""
+                  folder: str, external: ExternalReports | None, can_draft: bool) -> Study:
+    """The study's rows, its images' files written into ``folder`` (the upload's own). Images
+    with no report, where none can be drafted (``can_draft``), wait for their report."""
     first_dicom = next((image.metadata for image in images if image.kind == "dicom"), {})
     study = Study.objects.create(uploaded_by=user, has_prior=request.has_prior,
                                  **_study_fields(first_dicom, request))
@@ -513,9 +518,17 @@ def _create_study(user, images: list[_CheckedImage], report_text: str, request: 
         image.original = default_storage.save(f"{folder}/{_stored_name(position, checked)}",
                                               checked.upload)
         image.save()
-    if report_text:
-        Report.objects.create(study=study, kind=Report.Kind.UPLOADED, text=report_text,
-                              source="upload", created_by=user)
+    waiting = None
+    if images and not report_text and external is None:
+        # Its report may have come from dictation before its images (radreview/dictation).
+        waiting = waiting_reports.take_for(study.accession_number, study.patient_id)
+    if report_text or waiting is not None:
+        report = Report.objects.create(
+            study=study, kind=Report.Kind.UPLOADED, text=waiting.text if waiting else report_text,
+            source=waiting.source if waiting else "upload", created_by=user,
+            result_status=waiting.result_status if waiting else "")
+        if waiting is not None:
+            waiting_reports.attached(waiting, study, report)
     if external is not None:
         Report.objects.create(study=study, kind=Report.Kind.CANDIDATE, text=external.candidate,
                               source=external.source, temperature=external.candidate_temperature,
@@ -525,15 +538,18 @@ def _create_study(user, images: list[_CheckedImage], report_text: str, request: 
                    temperature=external.sample_temperature, sample_index=number, created_by=user)
             for number, text in enumerate(external.samples)
         )
-    inputs = pipeline.StudyInputs(
-        has_images=bool(images), has_report=bool(report_text), has_samples=external is not None
-    )
-    detail = {"images": len(images), "report": bool(report_text), "source": request.source}
+    has_report = bool(report_text) or waiting is not None
+    inputs = pipeline.StudyInputs(has_images=bool(images), has_report=has_report,
+                                  has_samples=external is not None, can_draft=can_draft)
+    if inputs.awaits_report:
+        Study.objects.filter(pk=study.pk).update(status=Study.Status.AWAITING_REPORT)
+    detail = {"images": len(images), "report": has_report, "source": request.source}
+    if waiting is not None:
+        detail["report_from"] = waiting.channel
     if external is not None:
         detail["samples"] = len(external.samples)
     record_event("study_uploaded", actor=user, study=study, detail=detail)
     jobs.start_study(study, inputs)
-    logger.info(
-        "study %s uploaded with %s images, report: %s", study.pk, len(images), bool(report_text)
-    )
+    logger.info("study %s uploaded with %s images, report: %s", study.pk, len(images),
+                has_report)
     return study
