@@ -11,7 +11,8 @@ Scope: a cue reaches to the end (forward) or start (backward) of its sentence, s
 terminator ("but", "however", ";", ...) and at a cue of the same kind; across a list ("no focal
 consolidation, pleural effusion, or pneumothorax") every item is in scope. When cues of
 different kinds reach one target, the nearest wins (ties: negation), so in "no pneumothorax,
-possible small effusion" the effusion is uncertain and the pneumothorax absent.
+possible small effusion" the effusion is uncertain and the pneumothorax absent; a negation wins
+over a history wherever it stands ("no history of smoking").
 """
 from __future__ import annotations
 
@@ -132,9 +133,12 @@ def pipeline():
 
 def _resolve(cues: dict[str, tuple[int, str]]) -> Assertion:
     """One verdict from the cues that reach a target: a negation wins when it is at least as
-    near as every other cue; otherwise the strongest hedge wins."""
+    near as every hedge, and over a history wherever it is (a history says when a finding was,
+    the denial that it is not: "no history of smoking", "fails to reveal the previously seen
+    nodule"); otherwise the strongest hedge wins."""
     others = [c for c in _PRIORITY if c in cues]
-    if NEGATED in cues and (not others or cues[NEGATED][0] <= min(cues[c][0] for c in others)):
+    hedges = [c for c in others if c != HISTORICAL]
+    if NEGATED in cues and (not hedges or cues[NEGATED][0] <= min(cues[c][0] for c in hedges)):
         return Assertion(NEGATED, cues[NEGATED][1])
     if others:
         return Assertion(others[0], cues[others[0]][1])
