@@ -11,7 +11,8 @@ Scope: a cue reaches to the end (forward) or start (backward) of its sentence, s
 terminator ("but", "however", ";", ...) and at a cue of the same kind; across a list ("no focal
 consolidation, pleural effusion, or pneumothorax") every item is in scope. When cues of
 different kinds reach one target, the nearest wins (ties: negation), so in "no pneumothorax,
-possible small effusion" the effusion is uncertain and the pneumothorax absent.
+possible small effusion" the effusion is uncertain and the pneumothorax absent; a negation wins
+over a history wherever it stands ("no history of smoking").
 """
 from __future__ import annotations
 
@@ -132,9 +133,12 @@ def pipeline():
 
 def _resolve(cues: dict[str, tuple[int, str]]) -> Assertion:
     """One verdict from the cues that reach a target: a negation wins when it is at least as
-    near as every other cue; otherwise the strongest hedge wins."""
+    near as every hedge, and over a history wherever it is (a history says when a finding was,
+    the denial that it is not: "no history of smoking", "fails to reveal the previously seen
+    nodule"); otherwise the strongest hedge wins."""
     others = [c for c in _PRIORITY if c in cues]
-    if NEGATED in cues and (not others or cues[NEGATED][0] <= min(cues[c][0] for c in others)):
+    hedges = [c for c in others if c != HISTORICAL]
+    if NEGATED in cues and (not hedges or cues[NEGATED][0] <= min(cues[c][0] for c in hedges)):
         return Assertion(NEGATED, cues[NEGATED][1])
     if others:
         return Assertion(others[0], cues[others[0]][1])
@@ -190,15 +194,32 @@ def _verdicts(text: str, sentence_spans: tuple[tuple[int, int], ...],
             index.append(i)
     doc.spans["targets"] = spans
     context(doc)
+    graph = doc._.context_graph
     results = [Assertion(None, None) for _ in targets]
     # per token span of a target: category -> (distance, cue) of its nearest cue of that kind
     nearest: dict[tuple[int, int], dict[str, tuple[int, str]]] = {}
-    for target, modifier in doc._.context_graph.edges:
+
+    def reach(target: tuple[int, int], modifier, distance: int) -> None:
         m_start, m_end = modifier.modifier_span
-        distance = target.start - m_end if m_end <= target.start else m_start - target.end
-        cues = nearest.setdefault((target.start, target.end), {})
+        cues = nearest.setdefault(target, {})
         if modifier.category not in cues or distance < cues[modifier.category][0]:
             cues[modifier.category] = (distance, doc[m_start:m_end].text)
+
+    for target, modifier in graph.edges:
+        m_start, m_end = modifier.modifier_span
+        reach((target.start, target.end),
+              modifier, target.start - m_end if m_end <= target.start else m_start - target.end)
+    # ConText lets no cue modify a target it overlaps. A forward cue that takes in a target's
+    # first words ("no acute" of "acute cardiopulmonary abnormality") still reaches the rest
+    # of it, so a span is read the same whether or not its leading adjective is part of it.
+    for modifier in graph.modifiers:
+        if modifier.direction not in ("FORWARD", "BIDIRECTIONAL"):
+            continue
+        m_start, m_end = modifier.modifier_span
+        scope_start, scope_end = modifier.scope_span
+        for span in spans:
+            if m_start <= span.start < m_end < span.end and scope_start <= m_end < scope_end:
+                reach((span.start, span.end), modifier, 0)
     for k, span in zip(index, spans):
         cues = nearest.get((span.start, span.end))
         if cues:

@@ -54,16 +54,11 @@ class Polarity:
 
 @lru_cache(maxsize=65536)
 def assertion_at(sentence: str, start: int, end: int) -> Polarity:
-    """What ``sentence``'s cues say about ``sentence[start:end]`` (read as one sentence).
-
-    The span is read at its last word, the head of an English noun phrase: a cue that takes in
-    a leading adjective ("no acute" of "no acute cardiopulmonary abnormality") overlaps the
-    span's start, and ConText drops a cue that overlaps its target."""
+    """What ``sentence``'s cues say about ``sentence[start:end]`` (read as one sentence): the
+    verdict ``context.assert_targets`` gives the same span, alone or within its report (the
+    findings' status), so every caller gets one answer."""
     if not sentence.strip() or start >= end:
         return Polarity(None, None)
-    words = list(_WORD_RE.finditer(sentence, start, end))
-    if words:
-        start, end = words[-1].span()
     (assertion,) = ctx.assert_targets(sentence, [(0, len(sentence))], [(start, end)])
     return Polarity(assertion.category, assertion.cue)
 

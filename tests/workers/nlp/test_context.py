@@ -53,6 +53,10 @@ def status_of(text, observation):
     ("No pneumothorax is seen and there is mild cardiomegaly.", "cardiomegaly", "present"),
     ("No pneumothorax, possible small effusion.", "pleural effusion", "uncertain"),
     ("No pneumothorax, possible small effusion.", "pneumothorax", "absent"),
+    # a denial outranks a history wherever it stands
+    ("No history of pneumothorax.", "pneumothorax", "absent"),
+    ("Repeat film fails to demonstrate the previously described nodule.", "nodule", "absent"),
+    ("History of pneumothorax.", "pneumothorax", "uncertain"),
     # pseudo-negations are no negation
     ("No change in the moderate cardiomegaly.", "cardiomegaly", "present"),
     ("Mild atelectasis without significant interval change.", "atelectasis", "present"),
