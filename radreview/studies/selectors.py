@@ -10,6 +10,7 @@ from django.db.models import Count, F, Prefetch, Q, QuerySet
 
 from radreview.jobs.models import Job
 from radreview.review import selectors as review
+from radreview.review.models import SignOff
 
 from .models import Image, Report, Sentence, Study
 
@@ -163,3 +164,35 @@ def images_missing_files(study: Study) -> list[Image]:
     """The study's images whose original file is not in the media folder (images prefetched)."""
     root = Path(settings.MEDIA_ROOT)
     return [image for image in study.images.all() if not (root / image.original.name).is_file()]
+
+
+def _earlier(patient_id: str, study_date: date | None, created_at, exclude_pk=None):
+    """Studies of the same patient made before: by study date where both have one, else by when
+    they reached RadReview."""
+    if not patient_id:
+        return Study.objects.none()
+    earlier = Q(created_at__lt=created_at) if created_at is not None else Q()
+    if study_date is not None:
+        earlier = Q(study_date__lt=study_date) | (Q(study_date__isnull=True) & earlier)
+    return (Study.objects.filter(patient_id=patient_id).filter(earlier)
+            .exclude(pk=exclude_pk).order_by(F("study_date").desc(nulls_last=True),
+                                              "-created_at"))
+
+
+def has_earlier_study(patient_id: str, study_date: date | None) -> bool:
+    """Whether RadReview holds an earlier study of this patient (for a study being created)."""
+    return _earlier(patient_id, study_date, None).exists()
+
+
+def priors_of(study: Study, limit: int = 10) -> list[Study]:
+    """The same patient's earlier studies in RadReview, most recent first."""
+    return list(_earlier(study.patient_id, study.study_date, study.created_at,
+                         exclude_pk=study.pk)[:limit])
+
+
+def prior_signed_report(priors: list[Study]):
+    """The most recent prior's latest signed version (a review.SignOff), or None."""
+    return (SignOff.objects.filter(study__in=[prior.pk for prior in priors])
+            .select_related("study", "report")
+            .order_by(F("study__study_date").desc(nulls_last=True), "-study__created_at",
+                      "-version").first())

@@ -123,9 +123,12 @@ def detail(request, pk: int):
     record_event("study_viewed", actor=request.user, study=study, detail={"via": "page"})
     report = study.audited_report
     missing = selectors.images_missing_files(study)
+    priors = selectors.priors_of(study)
     viewer_images = dicom_selectors.viewer_images(study, frozenset(i.pk for i in missing))
     context = {
         "missing_images": missing,
+        "priors": priors,
+        "prior_signoff": selectors.prior_signed_report(priors) if priors else None,
         "max_report_chars": settings.MAX_REPORT_CHARS,
         "study": study,
         "report": report,

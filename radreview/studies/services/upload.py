@@ -31,6 +31,7 @@ from workers import imaging, pipeline
 
 from ..models import Image, Report, Study, UploadKey
 from ..report_text import clean_report_text, is_readable
+from ..selectors import has_earlier_study
 
 logger = logging.getLogger(__name__)
 
@@ -504,8 +505,10 @@ def _create_study(user, images: list[_CheckedImage], report_text: str, request: 
     """The study's rows, its images' files written into ``folder`` (the upload's own). Images
     with no report, where none can be drafted (``can_draft``), wait for their report."""
     first_dicom = next((image.metadata for image in images if image.kind == "dicom"), {})
-    study = Study.objects.create(uploaded_by=user, has_prior=request.has_prior,
-                                 **_study_fields(first_dicom, request))
+    fields = _study_fields(first_dicom, request)
+    # A prior to compare with: said by the uploader, or an earlier study of the patient here.
+    has_prior = request.has_prior or has_earlier_study(fields["patient_id"], fields["study_date"])
+    study = Study.objects.create(uploaded_by=user, has_prior=has_prior, **fields)
     for position, checked in enumerate(images):
         image = Image(
             study=study, position=position, kind=checked.kind,
