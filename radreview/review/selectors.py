@@ -237,6 +237,23 @@ class FlagView:
     def suggestion_diff(self):
         return word_diff(self.sentence_text, self.suggestion) if self.suggestion else []
 
+    @property
+    def proposal(self) -> PrimaryAction:
+        """What the panel proposes, and so what the primary action (``a``) does: one rule for
+        every flag. A flag with no replacement (none made, or two readings to choose from)
+        proposes keeping the sentence; only an explicit empty suggestion removes it."""
+        if self.suggestion is None:
+            return PrimaryAction("reject", "Keep this sentence")
+        if self.suggestion == "":
+            return PrimaryAction("accept", "Remove this sentence")
+        return PrimaryAction("accept", f"Change to “{self.suggestion}”")
+
+
+@dataclass(frozen=True)
+class PrimaryAction:
+    action: str  # the decision it records: "accept" the suggestion, or "reject" the flag
+    label: str  # what will happen, in words
+
 
 @dataclass
 class SentenceView:

@@ -60,6 +60,11 @@
     button.click();
   }
 
+  function panelHas(action) {
+    return selected !== null &&
+      document.querySelector(`#panel-${selected} [data-action="${action}"]`) !== null;
+  }
+
   function press(action) {
     if (selected === null) return;
     activate(document.querySelector(`#panel-${selected} [data-action="${action}"]`));
@@ -110,7 +115,8 @@
     const keys = {
       j: () => move(1), ArrowDown: () => move(1), ArrowRight: () => move(1),
       k: () => move(-1), ArrowUp: () => move(-1), ArrowLeft: () => move(-1),
-      a: () => press("accept"), r: () => press("reject"),
+      // a: what the panel proposes (its primary button says it); r: keep the sentence.
+      a: () => press("primary"), r: () => press(panelHas("reject") ? "reject" : "primary"),
       e: () => { if (selected !== null) openEditor(selected); },
       u: () => activate(document.getElementById("undo")),
     };

@@ -4,9 +4,10 @@ side doubted, and no suggestion that removes or negates the effusion."""
 import pytest
 from playwright.sync_api import expect
 
+from radreview.review.models import SignOff
 from tests import factories
 
-from .conftest import log_in
+from .conftest import log_in, sign_with_attestation
 
 pytestmark = [pytest.mark.browser, pytest.mark.pipeline]
 
@@ -64,3 +65,29 @@ def test_the_five_sentence_report_shows_both_pairs_and_keeps_the_effusion(
     expect(panel.locator(".use-suggestion")).to_have_count(0)
     expect(panel).not_to_contain_text("There is no large right pleural effusion")
     expect(panel).not_to_contain_text("Remove this sentence")
+
+
+def test_pressing_a_through_every_flag_keeps_every_true_finding(page, live_server,
+                                                                 celery_worker):
+    """One rule for every flag: ``a`` does what the panel proposes, and its button says it in
+    words. Walking the contradiction study's flags with ``a`` alone must not delete the
+    findings the panels say to keep (issue 30: it once removed "Mild cardiomegaly")."""
+    log_in(page, live_server, factories.make_user())
+    page.click("text=Upload a study")
+    page.fill("#id_report_text", REPORT)
+    page.click("button:has-text('Upload')")
+    page.wait_for_url(f"{live_server.url}/studies/*/")
+    page.wait_for_selector(".sent[data-flag]", timeout=120_000)
+    flags = page.locator(".sent[data-flag]").count()
+    for open_left in range(flags - 1, -1, -1):
+        primary = page.locator(".panel:not([hidden]) button[data-action=primary]")
+        expect(primary).to_have_count(1)
+        assert primary.inner_text().split(maxsplit=1)[1].startswith(
+            ("Keep this sentence", "Change to", "Remove this sentence"))
+        page.keyboard.press("a")
+        expect(page.locator("#flag-count")).to_contain_text(f"{open_left} of {flags} flags open")
+    sign_with_attestation(page)
+    expect(page.locator("#review-notice")).to_have_text("Signed version 1.")
+    signed = SignOff.objects.get().report.text.lower()
+    assert "large right pleural effusion" in signed
+    assert "cardiomegaly" in signed

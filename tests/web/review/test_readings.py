@@ -46,8 +46,9 @@ def test_two_readings_replace_the_one_click_accept(radiologist_client):
     assert "Keep this sentence as written" in panel and "and change sentence 8 to agree" in panel
     assert "Small left pleural effusion." in panel  # what sentence 8 reads now
     assert NEGATED in panel
-    # accepting would remove the sentence: no such button on this flag
-    assert 'class="accept"' not in panel
+    # the primary action (a) keeps the sentence: nothing on this panel removes it
+    assert 'class="primary reject"' in panel and "Keep this sentence</button>" in panel
+    assert "Remove this sentence" not in panel
 
 
 def test_choosing_the_aligned_summary_edits_that_sentence(radiologist_client):
@@ -77,4 +78,4 @@ def test_a_suggestion_says_why_it_goes_this_way(radiologist_client):
     fix.save()
     panel = _panel(radiologist_client, study, rf.EFFUSION)
     assert panel.count("Why this way: the findings (sentence 2) state it") == 2  # flag + source
-    assert 'class="accept"' in panel
+    assert 'class="primary accept"' in panel
