@@ -81,8 +81,8 @@ SECRET_KEY = _secret_key()
 DEBUG = env_bool("DJANGO_DEBUG", False)
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost"])
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
-# An upload refused for its size before its body was read has no CSRF token to check: this
-# view tells the uploader the size limit instead of a bare 403.
+# An upload or a form refused for its size before its body was read has no CSRF token to
+# check: this view answers 413 with the size limit instead of a bare 403 (or 400).
 CSRF_FAILURE_VIEW = "radreview.studies.views.csrf_failure"
 
 # --- Transport security --------------------------------------------------------------------
@@ -173,7 +173,7 @@ MIDDLEWARE = [
     "radreview.outages.middleware.OutageMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
-    "django.middleware.csrf.CsrfViewMiddleware",
+    "radreview.security.middleware.CsrfViewMiddleware",  # Django's, with oversized forms: 413
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django_otp.middleware.OTPMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",

@@ -3,7 +3,7 @@ import json
 from django.contrib import messages
 from django.core.exceptions import RequestDataTooBig
 from django.core.paginator import Paginator
-from django.http import FileResponse, Http404
+from django.http import FileResponse, Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.csrf import csrf_failure as django_csrf_failure
@@ -66,11 +66,8 @@ def upload(request):
         return _upload_page(request, UploadForm())
     try:
         form = UploadForm(request.POST, request.FILES)  # parsing runs the size limits
-    except RequestDataTooBig:
-        form = UploadForm(data={})
-        form.is_valid()
-        form.add_error(None, fields_too_large_message())
-        return _upload_page(request, form, status=400)
+    except RequestDataTooBig:  # read here when no CSRF check read it first
+        return _upload_page(request, UploadForm(), status=413, refused=fields_too_large_message())
     refused = getattr(request, OVERSIZE_ATTRIBUTE, None)
     if refused:
         return _upload_page(request, UploadForm(), status=413, refused=refused)
@@ -106,12 +103,15 @@ def upload(request):
 
 
 def csrf_failure(request, reason=""):
-    """An upload refused for its size before its body (and so its CSRF token) was read gets
-    the size message; any other CSRF failure is Django's usual 403."""
+    """A request refused for its size before its body (and so its CSRF token) was read gets
+    413 and the size message, on the upload page when it came from there (the API answers
+    the same, radreview/api/exceptions.py); any other CSRF failure is Django's usual 403."""
     refused = getattr(request, OVERSIZE_ATTRIBUTE, None)
-    if refused and request.path == reverse("studies:upload"):
+    if not refused:
+        return django_csrf_failure(request, reason=reason)
+    if request.user.is_authenticated and request.path == reverse("studies:upload"):
         return _upload_page(request, UploadForm(), status=413, refused=refused)
-    return django_csrf_failure(request, reason=reason)
+    return HttpResponse(refused, status=413, content_type="text/plain; charset=utf-8")
 
 
 def detail(request, pk: int):
