@@ -105,6 +105,8 @@ SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 SESSION_COOKIE_HTTPONLY = True
+# Django's database sessions, with a save that fails in an outage answered as one (not a 400).
+SESSION_ENGINE = "radreview.outages.sessions"
 # A session lasts at most this long; idle sessions end sooner (SESSION_IDLE_SECONDS below).
 SESSION_COOKIE_AGE = 12 * 60 * 60
 X_FRAME_OPTIONS = "DENY"
