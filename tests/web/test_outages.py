@@ -105,6 +105,23 @@ def test_an_outage_is_logged_once_and_its_end_once(api_client, caplog):
     assert not any("Internal Server Error" in message for message in messages), messages
 
 
+def test_requests_with_an_api_token_in_an_outage_log_one_error_line_in_all(
+        api_client, browser, caplog):
+    """A token is checked in the view (no session to load first), so the outage reaches the
+    middleware as the view's exception; Django then logs every 5xx answer as an error."""
+    study = factories.make_study()
+    caplog.set_level(logging.INFO)
+    with database_down():
+        for _ in range(10):
+            assert api_client.get(f"/api/studies/{study.pk}/").status_code == 503
+            assert api_client.get("/api/studies/").status_code == 503
+            assert browser.get(f"/studies/{study.pk}/").status_code == 503
+            assert browser.get("/health/").status_code == 503
+    errors = [f"{r.name}: {r.getMessage()}" for r in caplog.records if r.levelno >= logging.ERROR]
+    assert errors == ["radreview.outages.middleware: database unavailable (OperationalError); "
+                      "answering 503 until it is back"]
+
+
 def test_a_broker_error_reaching_a_view_is_a_503_too(browser, monkeypatch):
     def broken(*args, **kwargs):
         raise BrokerError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
