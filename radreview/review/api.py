@@ -212,12 +212,13 @@ class DecisionRequestSerializer(serializers.Serializer):
         required=False, allow_blank=True, help_text="The edited sentence (action edit)"
     )
     version = serializers.IntegerField(
-        min_value=0, help_text="The review version the decision was made on"
+        min_value=0, max_value=services.MAX_VERSION,
+        help_text="The review version the decision was made on",
     )
 
 
 class VersionRequestSerializer(serializers.Serializer):
-    version = serializers.IntegerField(min_value=0)
+    version = serializers.IntegerField(min_value=0, max_value=services.MAX_VERSION)
 
 
 class SignRequestSerializer(VersionRequestSerializer):

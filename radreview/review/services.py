@@ -70,12 +70,18 @@ class Outcome:
     signoff: SignOff | None = None
 
 
+#: The largest review version a study can hold: its column is a PositiveIntegerField, an
+#: integer on PostgreSQL. A larger version is malformed, not stale: matching it would find no
+#: study and answer 409 ("someone else changed this review").
+MAX_VERSION = 2**31 - 1
+
+
 def _parse_version(version) -> int:
     try:
         value = int(version)
     except (TypeError, ValueError):
         raise ReviewError("The review version is missing; reload the page.") from None
-    if value < 0:
+    if not 0 <= value <= MAX_VERSION:
         raise ReviewError("The review version is invalid; reload the page.")
     return value
 
