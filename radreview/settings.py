@@ -302,6 +302,11 @@ SILENCED_SYSTEM_CHECKS = ["axes.W006"]
 # polling does not count); the page warns SESSION_IDLE_WARNING_SECONDS before.
 SESSION_IDLE_SECONDS = env_int("RADREVIEW_IDLE_MINUTES", 15) * 60
 SESSION_IDLE_WARNING_SECONDS = env_int("RADREVIEW_IDLE_WARNING_SECONDS", 120)
+# A view of a study is audited once per user and study per this many seconds (docs/security.md,
+# "The record"): a client polling a study's status writes one row per window, not one per poll.
+# The idle logoff's period by default: a sitting with a study; 0 audits every view.
+STUDY_VIEW_AUDIT_SECONDS = env_int("RADREVIEW_VIEW_AUDIT_MINUTES",
+                                   SESSION_IDLE_SECONDS // 60) * 60
 
 # Second factor (TOTP, django-otp) for local admin accounts: optional unless required here.
 ADMIN_TOTP_REQUIRED = env_bool("RADREVIEW_ADMIN_TOTP_REQUIRED", False)

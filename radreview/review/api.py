@@ -13,7 +13,7 @@ from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from radreview.audit.services import record_event
+from radreview.audit.services import record_study_view
 from radreview.studies.models import Study
 from radreview.studies.selectors import study_with_everything
 from workers.detectors import DETECTORS, evidence_schema
@@ -276,7 +276,7 @@ class ReviewView(ReviewBase):
     )
     def get(self, request, pk: int):
         state = _state(pk)
-        record_event("study_viewed", actor=request.user, study=state.study, detail={"via": "api"})
+        record_study_view(request.user, state.study, via="api")
         return Response(ReviewSerializer(state).data)
 
 

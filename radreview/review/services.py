@@ -19,7 +19,7 @@ from django.db import transaction
 from django.db.models import Exists, F, Q
 
 from radreview.accounts.permissions import require_radiologist
-from radreview.audit.services import record_event
+from radreview.audit.services import record_event, record_study_view
 from radreview.dicomnet import delivery
 from radreview.errors import ServiceError
 from radreview.studies.models import Report, Sentence, Study
@@ -393,6 +393,7 @@ def export(signoff: SignOff, fmt: str, user) -> tuple[bytes, str, str]:
     record_event("report_exported", actor=user, study=signoff.study, detail={
         "version": signoff.version, "format": fmt, "bytes": len(content),
     })
+    record_study_view(user, signoff.study, via="export", signed_version=signoff.version)
     return content, builder.filename(signoff), builder.media_type
 
 

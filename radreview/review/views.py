@@ -18,7 +18,7 @@ from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_GET, require_POST
 
-from radreview.audit.services import record_event
+from radreview.audit.services import record_study_view
 from radreview.dicomnet import selectors as delivery_selectors
 from radreview.outages import middleware as outages
 from radreview.studies.models import Study
@@ -204,8 +204,7 @@ def _signoff(pk: int, version: int) -> SignOff:
 def signed_version(request, pk: int, version: int):
     signoff = _signoff(pk, version)
     later = SignOff.objects.filter(study_id=pk, version__gt=version).exists()
-    record_event("study_viewed", actor=request.user, study=signoff.study,
-                 detail={"via": "page", "signed_version": version})
+    record_study_view(request.user, signoff.study, via="page", signed_version=version)
     return render(request, "review/signed.html", {
         "study": signoff.study, "signoff": signoff, "superseded": later, "export_formats": BUILDERS,
     })

@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.views.csrf import csrf_failure as django_csrf_failure
 from django.views.decorators.http import require_POST
 
-from radreview.audit.services import record_event
+from radreview.audit.services import record_study_view
 from radreview.dicomnet import selectors as dicom_selectors
 from radreview.jobs import capacity
 from radreview.jobs import services as jobs
@@ -119,7 +119,7 @@ def detail(request, pk: int):
         study = selectors.study_with_everything(pk)
     except Study.DoesNotExist:
         raise Http404("No such study") from None
-    record_event("study_viewed", actor=request.user, study=study, detail={"via": "page"})
+    record_study_view(request.user, study, via="page")
     report = study.audited_report
     viewer_images = dicom_selectors.viewer_images(study)
     context = {
