@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from radreview.studies.age import dicom_age, display_age
 from radreview.studies.models import Image, Study
+from radreview.studies.names import display_name
 
 from .models import SignOff
 
@@ -70,8 +71,12 @@ def _local(signoff: SignOff):
 
 
 def build_text(signoff: SignOff) -> bytes:
+    """Who the report is about (as far as the study knows), the signed text, the signature."""
+    study = signoff.study
+    patient = (f"Patient: {display_name(study.patient_name)}\n" if study.patient_name else "") \
+        + (f"Patient ID: {study.patient_id}\n" if study.patient_id else "")
     signed = _local(signoff)
-    age = display_age(signoff.study)
+    age = display_age(study)
     footer = (
         (f"Patient age at the study: {age}.\n" if age else "")
         + f"--\nSigned by {signed_by(signoff)} on {signed:%Y-%m-%d %H:%M %Z} "
@@ -79,7 +84,8 @@ def build_text(signoff: SignOff) -> bytes:
         + (f"Attestation: {signoff.attestation}\n" if signoff.attestation else "")
         + f"SHA-256 of the report text: {signoff.sha256}\n"
     )
-    return (signoff.report.text.rstrip() + "\n\n" + footer).encode("utf-8")
+    header = patient + "\n" if patient else ""
+    return (header + signoff.report.text.rstrip() + "\n\n" + footer).encode("utf-8")
 
 
 # --- FHIR ------------------------------------------------------------------------------------

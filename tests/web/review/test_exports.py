@@ -53,13 +53,21 @@ def sr_text_items(dataset):
     return pairs
 
 
-def test_plain_text_is_the_signed_text_with_a_signature(radiologist):
+def test_plain_text_is_the_patient_the_signed_text_and_a_signature(radiologist):
     _, signoff = signed(radiologist)
     content, filename, media_type = services.export(signoff, "txt", radiologist)
     text = content.decode("utf-8")
-    assert text.startswith(signoff.report.text + "\n\n--\nSigned by " + radiologist.username)
+    assert text.startswith("Patient: Doe, Jane\nPatient ID: P-0042\n\n" + signoff.report.text
+                           + "\n\n--\nSigned by " + radiologist.username)
     assert signoff.sha256 in text
     assert filename.endswith("-v1.txt") and media_type.startswith("text/plain")
+
+
+def test_the_text_of_a_study_without_patient_details_starts_with_the_report(radiologist):
+    study, signoff = signed(radiologist, dicom=False)
+    assert not study.patient_name and not study.patient_id
+    text = services.export(signoff, "txt", radiologist)[0].decode("utf-8")
+    assert text.startswith(signoff.report.text + "\n\n--\nSigned by ")
 
 
 def test_fhir_diagnostic_report_validates_and_carries_the_report(radiologist):
