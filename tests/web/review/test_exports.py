@@ -93,6 +93,26 @@ def test_fhir_diagnostic_report_validates_and_carries_the_report(radiologist):
     assert json.loads(content)["resourceType"] == "DiagnosticReport"
 
 
+@pytest.mark.parametrize("images, code, display", [
+    (2, "36643-5", "XR Chest 2 Views"),
+    (1, "36554-4", "XR Chest Single View"),
+    (0, "18748-4", "Diagnostic imaging study"),
+])
+def test_the_fhir_and_sr_procedure_code_says_what_the_study_holds(radiologist, images, code,
+                                                                  display):
+    """A report-only study (no images) is not "XR Chest 2 Views": the general imaging code."""
+    study, signoff = signed(radiologist)
+    for image in study.images.order_by("-position")[:2 - images]:
+        image.delete()
+    report = DiagnosticReport.model_validate_json(services.export(signoff, "fhir", radiologist)[0])
+    coding = report.code.coding[0]
+    assert (coding.system, coding.code, coding.display) == ("http://loinc.org", code, display)
+    sr = pydicom.dcmread(io.BytesIO(services.export(signoff, "sr", radiologist)[0]))
+    [procedure] = [item for item in sr.ContentSequence
+                   if item.ConceptNameCodeSequence[0].CodeMeaning == "Procedure reported"]
+    assert procedure.ConceptCodeSequence[0].CodeValue == code
+
+
 def test_a_later_version_is_an_amended_fhir_report(radiologist):
     _, signoff = signed(radiologist, edit_after=True)
     report = DiagnosticReport.model_validate_json(services.export(signoff, "fhir", radiologist)[0])
