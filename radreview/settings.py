@@ -81,8 +81,8 @@ SECRET_KEY = _secret_key()
 DEBUG = env_bool("DJANGO_DEBUG", False)
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost"])
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
-# An upload refused for its size before its body was read has no CSRF token to check: this
-# view tells the uploader the size limit instead of a bare 403.
+# An upload or a form refused for its size before its body was read has no CSRF token to
+# check: this view answers 413 with the size limit instead of a bare 403 (or 400).
 CSRF_FAILURE_VIEW = "radreview.studies.views.csrf_failure"
 
 # --- Transport security --------------------------------------------------------------------
@@ -105,6 +105,8 @@ SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 SESSION_COOKIE_HTTPONLY = True
+# Django's database sessions, with a save that fails in an outage answered as one (not a 400).
+SESSION_ENGINE = "radreview.outages.sessions"
 # A session lasts at most this long; idle sessions end sooner (SESSION_IDLE_SECONDS below).
 SESSION_COOKIE_AGE = 12 * 60 * 60
 X_FRAME_OPTIONS = "DENY"
@@ -175,7 +177,7 @@ MIDDLEWARE = [
     "radreview.outages.middleware.OutageMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
-    "django.middleware.csrf.CsrfViewMiddleware",
+    "radreview.security.middleware.CsrfViewMiddleware",  # Django's, with oversized forms: 413
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django_otp.middleware.OTPMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -303,6 +305,11 @@ SILENCED_SYSTEM_CHECKS = ["axes.W006"]
 # polling does not count); the page warns SESSION_IDLE_WARNING_SECONDS before.
 SESSION_IDLE_SECONDS = env_int("RADREVIEW_IDLE_MINUTES", 15) * 60
 SESSION_IDLE_WARNING_SECONDS = env_int("RADREVIEW_IDLE_WARNING_SECONDS", 120)
+# A view of a study is audited once per user and study per this many seconds (docs/security.md,
+# "The record"): a client polling a study's status writes one row per window, not one per poll.
+# The idle logoff's period by default: a sitting with a study; 0 audits every view.
+STUDY_VIEW_AUDIT_SECONDS = env_int("RADREVIEW_VIEW_AUDIT_MINUTES",
+                                   SESSION_IDLE_SECONDS // 60) * 60
 
 # Second factor (TOTP, django-otp) for local admin accounts: optional unless required here.
 ADMIN_TOTP_REQUIRED = env_bool("RADREVIEW_ADMIN_TOTP_REQUIRED", False)

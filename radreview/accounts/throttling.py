@@ -10,13 +10,18 @@
   ward out. Axes is not used for this because it gives every lockout parameter the same limit
   and the same 15-minute lock.
 
-Counts live in the shared cache (the database cache by default); keys are hashed.
+Counts live in the shared cache (the database cache); keys are hashed. An address's entry holds
+its count and the end of its window, which starts at its first failure: the database cache's
+``incr`` would write the entry again with the cache's default 300-second timeout, moving the end
+of the window with every failure.
 """
 from __future__ import annotations
 
 import datetime as dt
 import hashlib
 import ipaddress
+import math
+import time
 
 from django.conf import settings
 from django.core.cache import cache
@@ -108,20 +113,29 @@ def _address_key(address: str) -> str:
     return "signin-failures:addr:" + hashlib.sha256(address.encode()).hexdigest()[:32]
 
 
-def address_throttled(address: str) -> bool:
-    return (cache.get(_address_key(address)) or 0) >= settings.LOGIN_ADDRESS_MAX_FAILURES
+def address_wait(address: str) -> int:
+    """Seconds until the address may try a password again: 0 when it is under its limit."""
+    count, ends = _address_window(address)
+    if count < settings.LOGIN_ADDRESS_MAX_FAILURES:
+        return 0
+    return max(1, math.ceil(ends - time.time()))
+
+
+def _address_window(address: str) -> tuple[int, float]:
+    """The address's failures in its current window, and when that window ends."""
+    entry = cache.get(_address_key(address))
+    now = time.time()
+    if isinstance(entry, tuple) and entry[1] > now:  # an older release's plain count: dropped
+        return entry
+    return 0, now + settings.LOGIN_ADDRESS_WINDOW
 
 
 def record_address_failure(address: str) -> None:
-    key, window = _address_key(address), settings.LOGIN_ADDRESS_WINDOW
-    if cache.add(key, 1, window):
-        return
-    try:
-        cache.incr(key)
-    except ValueError:  # expired between add and incr
-        cache.set(key, 1, window)
+    count, ends = _address_window(address)
+    # Read and written again rather than incremented, so the window keeps its end (the
+    # database cache's incr is a read and a write too: concurrent failures may count once).
+    cache.set(_address_key(address), (count + 1, ends), max(1, math.ceil(ends - time.time())))
 
 
-def address_refusal(request):
-    seconds = settings.LOGIN_ADDRESS_WINDOW
+def address_refusal(request, seconds: int):
     return refusal(request, ADDRESS_MESSAGE.format(seconds=seconds), retry_after=seconds)

@@ -59,8 +59,9 @@ class ObtainTokenView(APIView):
                    responses={200: TOKEN_ISSUED, 400: REFUSED, 429: REFUSED})
     def post(self, request):
         django_request = request._request
-        if throttling.address_throttled(throttling.client_address(django_request)):
-            return throttling.address_refusal(django_request)
+        wait = throttling.address_wait(throttling.client_address(django_request))
+        if wait:
+            return throttling.address_refusal(django_request, wait)
         body = TokenRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data

@@ -30,8 +30,9 @@ class LoginView(auth_views.LoginView):
     redirect_authenticated_user = True
 
     def post(self, request, *args, **kwargs):
-        if throttling.address_throttled(throttling.client_address(request)):
-            return throttling.address_refusal(request)
+        wait = throttling.address_wait(throttling.client_address(request))
+        if wait:
+            return throttling.address_refusal(request, wait)
         return super().post(request, *args, **kwargs)
 
     def get_context_data(self, **kwargs):

@@ -26,7 +26,6 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
-import json
 import logging
 import re
 from dataclasses import dataclass, field
@@ -49,6 +48,7 @@ from workers.imagememory import (
     add_to_memory,
     memory_lock,
 )
+from workers.jsonl import JsonlError, numbered_jsonl
 from workers.pipeline import Progress, no_progress
 
 from . import image_memory, text_library
@@ -164,17 +164,10 @@ def read_reports(path: Path, images_dir: Path) -> tuple[list[ReportRecord], list
         raise ImportRefused(f"{path.name}: the reports file is not UTF-8 text.") from None
     rows: list[tuple[int, dict]] = []
     if path.suffix.lower() in (".jsonl", ".json", ".ndjson"):
-        for number, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                value = json.loads(line)
-            except ValueError as exc:
-                raise ImportRefused(f"{path.name} line {number}: not valid JSON ({exc.msg}).") \
-                    from None
-            if not isinstance(value, dict):
-                raise ImportRefused(f"{path.name} line {number}: expected a JSON object.")
-            rows.append((number, value))
+        try:
+            rows = list(numbered_jsonl(path.name, lines=text.splitlines()))
+        except JsonlError as exc:
+            raise ImportRefused(str(exc)) from None
     else:
         reader = csv.DictReader(io.StringIO(text, newline=""))
         if not reader.fieldnames:

@@ -8,8 +8,14 @@ page polls every few seconds). ``handler500`` still answers every other exceptio
 Exceptions raised by a view reach ``process_exception``. Those raised by middleware further in
 (loading the session or the user from the database) never reach an outer middleware as
 exceptions: Django turns them into a 500 response at once, after sending
-``got_request_exception``. So the signal marks the request, the 500 is replaced here, and
-logs.SkipOutageErrors drops Django's "Internal Server Error" line for it.
+``got_request_exception``. So the signal marks the request, the 500 is replaced here. A
+request is marked whichever way its outage came, and logs.SkipOutageErrors drops Django's line
+for its answer ("Internal Server Error", "Service Unavailable": Django logs every 5xx).
+
+A request whose work is already committed (a review decision) must not be answered 503 when
+the database goes away after the commit, in the reads of its answer or the session's save:
+the person would be told it failed although it was stored. Such a view registers an answer
+that needs no database (``answer_if_unavailable``); an outage after that gets that answer.
 """
 from __future__ import annotations
 
@@ -17,6 +23,7 @@ import logging
 import sys
 import threading
 import time
+from collections.abc import Callable
 
 from django.conf import settings
 from django.core.signals import got_request_exception
@@ -31,6 +38,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 logger = logging.getLogger(__name__)
 
 OUTAGE_ATTRIBUTE = "_radreview_outage"
+COMMITTED_ATTRIBUTE = "_radreview_committed_answer"
 MESSAGES = {
     "database": "RadReview cannot reach its database right now.",
     "broker": "RadReview cannot reach its job queue (message broker) right now.",
@@ -88,12 +96,29 @@ def unavailable(request, what: str) -> HttpResponse:
     return response
 
 
+def answer_if_unavailable(request, answer: Callable[[], HttpResponse]) -> None:
+    """What to answer should the database or the broker go away before this request ends: for a
+    request whose work is committed. ``answer`` must not use either."""
+    setattr(request, COMMITTED_ATTRIBUTE, answer)
+
+
+def _outage_answer(request, what: str) -> HttpResponse:
+    committed = getattr(request, COMMITTED_ATTRIBUTE, None)
+    return committed() if committed is not None else unavailable(request, what)
+
+
+def _mark(request, what: str, exc: BaseException) -> None:
+    """The request met an outage: answered by OutageMiddleware, its 5xx kept out of Django's
+    per-request log (logs.SkipOutageErrors), the outage logged once."""
+    setattr(request, OUTAGE_ATTRIBUTE, what)
+    outage_log.down(what, exc)
+
+
 def _mark_request(sender, request=None, **kwargs):
     exc = sys.exc_info()[1]
     what = outage_of(exc)
     if request is not None and what:
-        setattr(request, OUTAGE_ATTRIBUTE, what)
-        outage_log.down(what, exc)
+        _mark(request, what, exc)
 
 
 got_request_exception.connect(_mark_request, dispatch_uid="radreview-outages")
@@ -109,7 +134,7 @@ class OutageMiddleware:
         response = self.get_response(request)
         what = getattr(request, OUTAGE_ATTRIBUTE, None)
         if what:
-            return unavailable(request, what)
+            return _outage_answer(request, what)
         if response.status_code < 500:
             outage_log.up()
         return response
@@ -118,5 +143,7 @@ class OutageMiddleware:
         what = outage_of(exception)
         if what is None:
             return None  # a real bug: handler500
-        outage_log.down(what, exception)
-        return unavailable(request, what)
+        # Marked too: Django logs every 5xx answer as an error, the view's 503 included (an
+        # API token is checked in the view, so every token request in an outage ends here).
+        _mark(request, what, exception)
+        return _outage_answer(request, what)

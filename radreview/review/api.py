@@ -13,7 +13,7 @@ from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from radreview.audit.services import record_event
+from radreview.audit.services import record_study_view
 from radreview.studies.models import Study
 from radreview.studies.selectors import study_with_everything
 from workers.detectors import DETECTORS, evidence_schema
@@ -212,12 +212,13 @@ class DecisionRequestSerializer(serializers.Serializer):
         required=False, allow_blank=True, help_text="The edited sentence (action edit)"
     )
     version = serializers.IntegerField(
-        min_value=0, help_text="The review version the decision was made on"
+        min_value=0, max_value=services.MAX_VERSION,
+        help_text="The review version the decision was made on",
     )
 
 
 class VersionRequestSerializer(serializers.Serializer):
-    version = serializers.IntegerField(min_value=0)
+    version = serializers.IntegerField(min_value=0, max_value=services.MAX_VERSION)
 
 
 class SignRequestSerializer(VersionRequestSerializer):
@@ -275,7 +276,7 @@ class ReviewView(ReviewBase):
     )
     def get(self, request, pk: int):
         state = _state(pk)
-        record_event("study_viewed", actor=request.user, study=state.study, detail={"via": "api"})
+        record_study_view(request.user, state.study, via="api")
         return Response(ReviewSerializer(state).data)
 
 

@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from radreview.studies.age import dicom_age, display_age
 from radreview.studies.models import Image, Study
+from radreview.studies.names import display_name
 
 from .models import SignOff
 
@@ -26,7 +27,11 @@ from .models import SignOff
 UID_ROOT_SOURCE = "radreview-study"
 DX_FOR_PRESENTATION = "1.2.840.10008.5.1.4.1.1.1.1"
 COMPREHENSIVE_SR = "1.2.840.10008.5.1.4.1.1.88.33"
-LOINC_CHEST_XR = ("36643-5", "XR Chest 2 Views")
+# What was imaged, as LOINC names it: one view or two views of the chest; a study holding no
+# image (a report alone) or more views gets the general code, which claims no projection.
+LOINC_CHEST_XR_BY_VIEWS = {1: ("36554-4", "XR Chest Single View"),
+                           2: ("36643-5", "XR Chest 2 Views")}
+LOINC_IMAGING_STUDY = ("18748-4", "Diagnostic imaging study")
 SR_SERIES_NUMBER = 900
 ORGANIZATION = getattr(settings, "RADREVIEW_ORGANIZATION", "RadReview")
 AGE_EXTENSION = "urn:radreview:patient-age-at-study"
@@ -41,6 +46,11 @@ def study_uid(study: Study) -> str:
     return str(
         generate_uid(entropy_srcs=[UID_ROOT_SOURCE, settings.SECRET_KEY[:16], str(study.pk)])
     )
+
+
+def procedure_code(study: Study) -> tuple[str, str]:
+    """The LOINC code and display of what the study holds (its images are its views)."""
+    return LOINC_CHEST_XR_BY_VIEWS.get(study.images.count(), LOINC_IMAGING_STUDY)
 
 
 def signer_name(signoff: SignOff) -> str:
@@ -70,8 +80,12 @@ def _local(signoff: SignOff):
 
 
 def build_text(signoff: SignOff) -> bytes:
+    """Who the report is about (as far as the study knows), the signed text, the signature."""
+    study = signoff.study
+    patient = (f"Patient: {display_name(study.patient_name)}\n" if study.patient_name else "") \
+        + (f"Patient ID: {study.patient_id}\n" if study.patient_id else "")
     signed = _local(signoff)
-    age = display_age(signoff.study)
+    age = display_age(study)
     footer = (
         (f"Patient age at the study: {age}.\n" if age else "")
         + f"--\nSigned by {signed_by(signoff)} on {signed:%Y-%m-%d %H:%M %Z} "
@@ -79,7 +93,8 @@ def build_text(signoff: SignOff) -> bytes:
         + (f"Attestation: {signoff.attestation}\n" if signoff.attestation else "")
         + f"SHA-256 of the report text: {signoff.sha256}\n"
     )
-    return (signoff.report.text.rstrip() + "\n\n" + footer).encode("utf-8")
+    header = patient + "\n" if patient else ""
+    return (header + signoff.report.text.rstrip() + "\n\n" + footer).encode("utf-8")
 
 
 # --- FHIR ------------------------------------------------------------------------------------
@@ -98,6 +113,7 @@ def fhir_resource(signoff: SignOff):
 
     study = signoff.study
     text = signoff.report.text.encode("utf-8")
+    code, display = procedure_code(study)
     uid_identifier = {"system": "urn:dicom:uid", "value": f"urn:oid:{study_uid(study)}"}
     identifiers = [
         {**uid_identifier, "type": {"text": "Study Instance UID"}},
@@ -135,13 +151,7 @@ def fhir_resource(signoff: SignOff):
             }
         ],
         "code": {
-            "coding": [
-                {
-                    "system": "http://loinc.org",
-                    "code": LOINC_CHEST_XR[0],
-                    "display": LOINC_CHEST_XR[1],
-                }
-            ],
+            "coding": [{"system": "http://loinc.org", "code": code, "display": display}],
             "text": study.description or "Chest X-ray",
         },
         "subject": subject,
@@ -278,6 +288,7 @@ def sr_dataset(signoff: SignOff):
     uid = study_uid(study)
     series_uid, instance_uid = sr_uids(uid, signoff.version)
     evidence, real_evidence = _evidence(study, uid)
+    code, display = procedure_code(study)
 
     root = hd.sr.ContainerContentItem(name=codes.LN.DiagnosticImagingReport, template_id="2000")
     items = hd.sr.ContentSequence(is_root=False)
@@ -291,7 +302,7 @@ def sr_dataset(signoff: SignOff):
     ))
     items.append(hd.sr.CodeContentItem(
         name=codes.DCM.ProcedureReported,
-        value=hd.sr.CodedConcept(LOINC_CHEST_XR[0], "LN", LOINC_CHEST_XR[1]),
+        value=hd.sr.CodedConcept(code, "LN", display),
         relationship_type=hd.sr.RelationshipTypeValues.HAS_CONCEPT_MOD,
     ))
     for section in signoff.sections:

@@ -19,7 +19,7 @@ from django.db import transaction
 from django.db.models import Exists, F, Q
 
 from radreview.accounts.permissions import require_radiologist
-from radreview.audit.services import record_event
+from radreview.audit.services import record_event, record_study_view
 from radreview.dicomnet import delivery
 from radreview.errors import ServiceError
 from radreview.studies.models import Report, Sentence, Study
@@ -70,12 +70,18 @@ class Outcome:
     signoff: SignOff | None = None
 
 
+#: The largest review version a study can hold: its column is a PositiveIntegerField, an
+#: integer on PostgreSQL. A larger version is malformed, not stale: matching it would find no
+#: study and answer 409 ("someone else changed this review").
+MAX_VERSION = 2**31 - 1
+
+
 def _parse_version(version) -> int:
     try:
         value = int(version)
     except (TypeError, ValueError):
         raise ReviewError("The review version is missing; reload the page.") from None
-    if value < 0:
+    if not 0 <= value <= MAX_VERSION:
         raise ReviewError("The review version is invalid; reload the page.")
     return value
 
@@ -387,6 +393,7 @@ def export(signoff: SignOff, fmt: str, user) -> tuple[bytes, str, str]:
     record_event("report_exported", actor=user, study=signoff.study, detail={
         "version": signoff.version, "format": fmt, "bytes": len(content),
     })
+    record_study_view(user, signoff.study, via="export", signed_version=signoff.version)
     return content, builder.filename(signoff), builder.media_type
 
 

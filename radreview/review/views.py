@@ -15,10 +15,12 @@ from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.views.decorators.http import require_GET, require_POST
 
-from radreview.audit.services import record_event
+from radreview.audit.services import record_study_view
 from radreview.dicomnet import selectors as delivery_selectors
+from radreview.outages import middleware as outages
 from radreview.studies.models import Study
 
 from . import selectors, services
@@ -111,7 +113,22 @@ def _act(request, pk: int, action, *, partial: bool = False):
         return _answer(request, pk, status=409, message=exc.message)
     except services.ReviewError as exc:
         return _answer(request, pk, status=422, message=exc.message)
+    outages.answer_if_unavailable(request, lambda: _saved_answer(request, pk, notice))
     return _answer(request, pk, notice=notice, changed=changed if partial else None)
+
+
+def _saved_answer(request, pk: int, notice: str) -> HttpResponse:
+    """The answer when the database goes away after the action was committed, without it: the
+    notice says it is saved, the region stays, and the page's poll brings the saved state once
+    the database answers (the page still holds the old version). Without htmx, back to the
+    study page, which shows it then."""
+    if not request.htmx:
+        return redirect("studies:detail", pk=pk)
+    notice = f"{notice} It is saved; the page shows it once the server answers again."
+    response = HttpResponse(render_to_string("review/_feedback.html",
+                                             {"oob": True, "notice": notice}))
+    response["HX-Reswap"] = "none"
+    return response
 
 
 @require_POST
@@ -187,8 +204,7 @@ def _signoff(pk: int, version: int) -> SignOff:
 def signed_version(request, pk: int, version: int):
     signoff = _signoff(pk, version)
     later = SignOff.objects.filter(study_id=pk, version__gt=version).exists()
-    record_event("study_viewed", actor=request.user, study=signoff.study,
-                 detail={"via": "page", "signed_version": version})
+    record_study_view(request.user, signoff.study, via="page", signed_version=version)
     return render(request, "review/signed.html", {
         "study": signoff.study, "signoff": signoff, "superseded": later, "export_formats": BUILDERS,
     })

@@ -1,14 +1,14 @@
 """JSON from clients, bounded: a body above MAX_JSON_BODY_BYTES or nested deeper than
 MAX_JSON_DEPTH is refused with the reason (400), never a RecursionError (500).
 
-Python's JSON decoder raises RecursionError near a depth of 1,000; that is caught here, and the
-depth of what did decode is measured without recursion, so the serializers never see a value
-deep enough to exhaust the stack either.
+Python's JSON decoder raises RecursionError near a depth of 1,000; workers/jsonl.py's
+``load_json``, shared with the readers of uploaded files, catches it and measures the depth of
+what did decode without recursion, so the serializers never see a value deep enough to exhaust
+the stack either.
 """
 from __future__ import annotations
 
 import codecs
-import json
 
 from django.conf import settings
 from rest_framework.exceptions import ParseError
@@ -16,35 +16,20 @@ from rest_framework.parsers import JSONParser, get_encoding
 from rest_framework.utils.json import strict_constant
 
 from radreview.errors import ServiceError
+from workers import jsonl
 
 
 class JSONRefused(ServiceError, ValueError):
     """JSON we do not take; the message says why."""
 
 
-def depth_of(value) -> int:
-    """How deeply lists and objects nest in ``value`` (a scalar is 0), without recursion."""
-    deepest, stack = 0, [(value, 1)]
-    while stack:
-        item, level = stack.pop()
-        if isinstance(item, dict):
-            item = list(item.values())
-        if isinstance(item, list):
-            deepest = max(deepest, level)
-            stack.extend((child, level + 1) for child in item)
-    return deepest
-
-
 def loads(text: str | bytes, *, max_depth: int | None = None):
     """``json.loads`` that refuses NaN/Infinity and nesting deeper than ``max_depth``."""
-    limit = max_depth or settings.MAX_JSON_DEPTH
     try:
-        value = json.loads(text, parse_constant=strict_constant)
-    except RecursionError:
-        raise JSONRefused(f"the JSON is nested too deeply (the limit is {limit} levels)") from None
-    if depth_of(value) > limit:
-        raise JSONRefused(f"the JSON is nested too deeply (the limit is {limit} levels)")
-    return value
+        return jsonl.load_json(text, max_depth=max_depth or settings.MAX_JSON_DEPTH,
+                               parse_constant=strict_constant)
+    except jsonl.JsonDepthError as exc:
+        raise JSONRefused(str(exc)) from None
 
 
 class BoundedJSONParser(JSONParser):

@@ -1,10 +1,15 @@
-"""Middleware that keeps patient data out of caches and hostile ids away from the database.
+"""Middleware that keeps patient data out of caches, hostile ids away from the database, and
+oversized forms from ending as a bare 400.
 
 Kept apart from other middleware (e.g. database-outage handling) so each concern stays one file.
 """
 from __future__ import annotations
 
+from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, HttpResponseBadRequest
+from django.middleware import csrf
+
+from radreview.studies.upload_limits import OVERSIZE_ATTRIBUTE, fields_too_large_message
 
 # Database integer columns are 64-bit signed; a larger id in a URL can match nothing.
 LARGEST_ID = 2**63 - 1
@@ -55,3 +60,19 @@ class BoundedIdsMiddleware:
             if isinstance(value, int) and not -LARGEST_ID <= value <= LARGEST_ID:
                 raise Http404("No such object")
         return None
+
+
+class CsrfViewMiddleware(csrf.CsrfViewMiddleware):
+    """Django's CSRF check, which reads a posted form before any view does. A form whose fields
+    pass DATA_UPLOAD_MAX_MEMORY_SIZE (a report of megabytes pasted on the upload page) made it
+    raise RequestDataTooBig, which Django answers with a bare "Bad Request (400)" that the
+    upload page cannot show. Here the reason is noted on the request, as the upload handler
+    notes an oversized file, and the CSRF failure view answers 413 with it, as the API does."""
+
+    def process_view(self, request, callback, callback_args, callback_kwargs):
+        try:
+            return super().process_view(request, callback, callback_args, callback_kwargs)
+        except RequestDataTooBig:
+            request._mark_post_parse_error()  # as Django's handler does: never parsed again
+            setattr(request, OVERSIZE_ATTRIBUTE, fields_too_large_message())
+            return self._reject(request, "the form is larger than DATA_UPLOAD_MAX_MEMORY_SIZE")

@@ -7,7 +7,7 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.routers import DefaultRouter
 
-from radreview.audit.services import record_event
+from radreview.audit.services import record_study_view
 from radreview.jobs.models import Job
 
 from . import selectors
@@ -142,7 +142,7 @@ class StudyViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retrie
 
     def retrieve(self, request, *args, **kwargs):
         study = self.get_object()
-        record_event("study_viewed", actor=request.user, study=study, detail={"via": "api"})
+        record_study_view(request.user, study, via="api")
         return Response(self.get_serializer(study).data)
 
     @extend_schema(parameters=[OpenApiParameter(

@@ -4,13 +4,13 @@ from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import RequestDataTooBig
 from django.core.paginator import Paginator
-from django.http import FileResponse, Http404
+from django.http import FileResponse, Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.csrf import csrf_failure as django_csrf_failure
 from django.views.decorators.http import require_POST
 
-from radreview.audit.services import record_event
+from radreview.audit.services import record_study_view
 from radreview.dicomnet import selectors as dicom_selectors
 from radreview.jobs import capacity
 from radreview.jobs import services as jobs
@@ -67,11 +67,8 @@ def upload(request):
         return _upload_page(request, UploadForm())
     try:
         form = UploadForm(request.POST, request.FILES)  # parsing runs the size limits
-    except RequestDataTooBig:
-        form = UploadForm(data={})
-        form.is_valid()
-        form.add_error(None, fields_too_large_message())
-        return _upload_page(request, form, status=400)
+    except RequestDataTooBig:  # read here when no CSRF check read it first
+        return _upload_page(request, UploadForm(), status=413, refused=fields_too_large_message())
     refused = getattr(request, OVERSIZE_ATTRIBUTE, None)
     if refused:
         return _upload_page(request, UploadForm(), status=413, refused=refused)
@@ -107,12 +104,15 @@ def upload(request):
 
 
 def csrf_failure(request, reason=""):
-    """An upload refused for its size before its body (and so its CSRF token) was read gets
-    the size message; any other CSRF failure is Django's usual 403."""
+    """A request refused for its size before its body (and so its CSRF token) was read gets
+    413 and the size message, on the upload page when it came from there (the API answers
+    the same, radreview/api/exceptions.py); any other CSRF failure is Django's usual 403."""
     refused = getattr(request, OVERSIZE_ATTRIBUTE, None)
-    if refused and request.path == reverse("studies:upload"):
+    if not refused:
+        return django_csrf_failure(request, reason=reason)
+    if request.user.is_authenticated and request.path == reverse("studies:upload"):
         return _upload_page(request, UploadForm(), status=413, refused=refused)
-    return django_csrf_failure(request, reason=reason)
+    return HttpResponse(refused, status=413, content_type="text/plain; charset=utf-8")
 
 
 def detail(request, pk: int):
@@ -120,7 +120,7 @@ def detail(request, pk: int):
         study = selectors.study_with_everything(pk)
     except Study.DoesNotExist:
         raise Http404("No such study") from None
-    record_event("study_viewed", actor=request.user, study=study, detail={"via": "page"})
+    record_study_view(request.user, study, via="page")
     report = study.audited_report
     missing = selectors.images_missing_files(study)
     priors = selectors.priors_of(study)

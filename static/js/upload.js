@@ -28,13 +28,14 @@
     return "";
   }
 
+  // The answer's page in place of this one; false when the answer is no page of ours.
   function showPage(html) {
     const fresh = new DOMParser().parseFromString(html, "text/html").getElementById("main");
     const main = document.getElementById("main");
-    if (fresh && main) {
-      main.replaceWith(fresh);
-      start();
-    }
+    if (!fresh || !main) return false;
+    main.replaceWith(fresh);
+    start();
+    return true;
   }
 
   function send(form) {
@@ -53,8 +54,12 @@
       const url = new URL(request.responseURL, window.location.href);
       if (request.status < 300 && url.pathname !== new URL(form.action, window.location.href).pathname) {
         window.location.assign(url.href);
-      } else {
-        showPage(request.responseText);
+      } else if (!showPage(request.responseText)) {
+        // A refusal in plain text or a proxy's error page: its words, never "Checking…" forever.
+        const plain = (request.getResponseHeader("Content-Type") || "").startsWith("text/plain");
+        text.textContent = `The server answered ${request.status}` +
+          (plain && request.responseText ? `: ${request.responseText}` : "; try again.");
+        button.disabled = false;
       }
     });
     request.addEventListener("error", () => {

@@ -108,7 +108,8 @@ def test_review_with_the_keyboard_sign_and_export(page, live_server, tmp_path):
             page.click(f"#signed-versions a[data-format={fmt}]")
         downloads[fmt] = open(info.value.path(), "rb").read()
         assert info.value.suggested_filename.startswith(f"study-{study.pk}-v1.")
-    assert downloads["txt"].decode().startswith(signoff.report.text)
+    assert downloads["txt"].decode().startswith(
+        "Patient: Doe, Jane\nPatient ID: P-0042\n\n" + signoff.report.text)
     fhir = DiagnosticReport.model_validate_json(downloads["fhir"])
     assert fhir.status == "final" and fhir.presentedForm[0].data.decode() == signoff.report.text
     assert (

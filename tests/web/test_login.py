@@ -1,7 +1,11 @@
 """Signing in: per-account locks (django-axes), a per-address rate limit that never locks a
 ward out, the same rules at every door, and every attempt in the audit trail."""
+import datetime as dt
+import time
+
 import pytest
 from django.core.cache import cache
+from django.core.cache.backends import db as db_cache
 from django.test import Client
 
 from radreview.accounts.models import User
@@ -16,6 +20,23 @@ def small_limits(db, settings):
     cache.clear()
     settings.LOGIN_MAX_FAILURES = 3
     settings.LOGIN_ADDRESS_MAX_FAILURES = 12
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    """The clocks the address windows and the database cache's expiry read, stopped; move them
+    on with ``clock.advance(seconds)``."""
+    class Clock:
+        now = time.time()
+
+        def advance(self, seconds: float) -> None:
+            self.now += seconds
+
+    stopped = Clock()
+    monkeypatch.setattr(time, "time", lambda: stopped.now)
+    monkeypatch.setattr(db_cache, "tz_now",
+                        lambda: dt.datetime.fromtimestamp(stopped.now, tz=dt.UTC))
+    return stopped
 
 
 def login(client, username, password, address=WARD, path="/accounts/login/"):
@@ -80,7 +101,7 @@ def test_failures_on_one_account_never_lock_another_account_out_from_the_same_ad
     assert api_token(client, colleague.username, factories.PASSWORD).status_code == 200
 
 
-def test_an_address_failing_across_many_accounts_is_slowed_down_but_not_others(client):
+def test_an_address_failing_across_many_accounts_is_slowed_down_but_not_others(client, clock):
     users = [factories.make_user() for _ in range(6)]
     for user in users:  # 2 failures each: no account locks, the address reaches 12
         for _ in range(2):
@@ -92,6 +113,22 @@ def test_an_address_failing_across_many_accounts_is_slowed_down_but_not_others(c
     # The same accounts from another address are neither locked nor slowed.
     elsewhere = login(client, users[0].username, factories.PASSWORD, address="10.9.9.9")
     assert elsewhere.status_code == 302
+
+
+def test_the_address_waits_out_the_window_its_first_failure_opened_not_longer(client, clock):
+    users = [factories.make_user() for _ in range(6)]
+    admin = factories.make_user(User.Role.ADMIN)
+    for user in users:  # the address reaches its limit of 12 through the API, over 6 s
+        for _ in range(2):
+            assert api_token(client, user.username, "wrong-password").status_code == 400
+            clock.advance(0.5)
+    clock.advance(19)  # 25 s after the first failure
+    refused = login(client, admin.username, factories.PASSWORD)
+    assert refused.status_code == 429 and int(refused["Retry-After"]) == 35
+    clock.advance(36)  # the window ended 60 s after the first failure, whatever came after it
+    assert login(client, admin.username, factories.PASSWORD).status_code == 302
+    client.logout()
+    assert api_token(client, users[0].username, factories.PASSWORD).status_code == 200
 
 
 def test_a_locked_account_gets_no_api_token_and_api_failures_are_audited(client):

@@ -18,8 +18,15 @@ def test_reads_every_object_and_skips_blank_lines(tmp_path):
     assert [n for n, _ in numbered_jsonl(path)] == [1, 4]
 
 
+DEEP = '{"a": ' * 1100 + "1" + "}" * 1100  # past the decoder's recursion limit
+TOO_DEEP = '{"a": ' * 33 + "1" + "}" * 33  # decodes, one level past the limit
+TOO_DEEP_MESSAGE = r"in\.jsonl:2: the JSON is nested too deeply \(the limit is 32 levels\)"
+
+
 @pytest.mark.parametrize("line,message", [
     ("{not json", r"in\.jsonl:2: bad JSON \(.* at column 2\)"),
+    (DEEP, TOO_DEEP_MESSAGE),
+    (TOO_DEEP, TOO_DEEP_MESSAGE),
     ("[1, 2]", r"in\.jsonl:2: expected a JSON object, got list"),
     ('"text"', r"in\.jsonl:2: expected a JSON object, got str"),
 ])
@@ -28,6 +35,12 @@ def test_a_bad_line_names_the_file_and_the_line(tmp_path, line, message):
     path.write_text('{"id": 1}\n' + line + "\n", encoding="utf-8")
     with pytest.raises(JsonlError, match=message):
         list(read_jsonl(path))
+
+
+def test_a_line_at_the_depth_limit_is_read(tmp_path):
+    path = tmp_path / "in.jsonl"
+    path.write_text('{"a": ' * 32 + "1" + "}" * 32 + "\n", encoding="utf-8")
+    assert len(list(read_jsonl(path))) == 1
 
 
 def test_lines_given_are_reported_under_the_name_given():

@@ -33,7 +33,6 @@ Every line must have the same number of samples n.
 """
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -42,6 +41,7 @@ from typing import Any
 
 from workers import nlp
 from workers.errors import WorkerError
+from workers.jsonl import JsonlError, parse_record
 from workers.nlp import category_of
 from workers.pipeline import Progress, no_progress
 
@@ -177,16 +177,9 @@ def read_lines(lines: Iterable[str | bytes], *, source: str = "input"
             continue
         where = f"{source}:{line}"
         try:
-            record = json.loads(text)
-        except ValueError as exc:
-            message = getattr(exc, "msg", str(exc))
-            column = getattr(exc, "colno", None)
-            raise CalibrationInputError(
-                f"{where}: bad JSON ({message}{f' at column {column}' if column else ''})", line
-            ) from None
-        if not isinstance(record, dict):
-            raise CalibrationInputError(
-                f"{where}: expected a JSON object, got {type(record).__name__}", line)
+            record = parse_record(text, where)
+        except JsonlError as exc:
+            raise CalibrationInputError(str(exc), line) from None
         rid = record.get("id")
         if rid is None:
             raise CalibrationInputError(f"{where}: missing 'id'", line)

@@ -1,6 +1,9 @@
 """DICOMweb (QIDO-RS search, WADO-RS retrieve) over RadReview's own studies, for OHIF or any
 DICOMweb client and for the review page's viewer. Under /api/, so a token or a session is
-required like the rest of the API. Read-only: radiologists and admins may both read."""
+required like the rest of the API. Read-only: radiologists and admins may both read. Every read
+of a study's series, instances, metadata or pixels is a view of the study in the audit trail
+(once per user and study per window, audit.services.record_study_view); the search of studies
+is a list, like the worklist, not a view."""
 from __future__ import annotations
 
 import json
@@ -8,6 +11,8 @@ import json
 from django.http import Http404, HttpResponse
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.views import APIView
+
+from radreview.audit.services import record_study_view
 
 from . import catalog, documents, multipart
 
@@ -50,6 +55,13 @@ def _limits(request) -> tuple[int, int]:
     return number("offset", 0), min(number("limit", MAX_RESULTS) or MAX_RESULTS, MAX_RESULTS)
 
 
+def _viewed(request, images) -> None:
+    """A view of every RadReview study the images belong to (one StudyInstanceUID may be held
+    by several)."""
+    for study in {image.study_id: image.study for image in images}.values():
+        record_study_view(request.user, study, via="dicomweb")
+
+
 def _images(study_uid: str, series_uid: str = "", sop_uid: str = ""):
     images = catalog.images_of(study_uid, series_uid, sop_uid)
     if not images:
@@ -72,6 +84,7 @@ class SearchStudies(DicomWebView):
 class SearchSeries(DicomWebView):
     def get(self, request, study):
         images = catalog.images_of(study)
+        _viewed(request, images)
         return _json_response(documents.series_documents(study, images,
                                                          f"{self.root(request)}/studies/{study}"))
 
@@ -79,6 +92,7 @@ class SearchSeries(DicomWebView):
 class SearchInstances(DicomWebView):
     def get(self, request, study, series=""):
         images = catalog.images_of(study, series)
+        _viewed(request, images)
         return _json_response(documents.instance_documents(
             study, images, f"{self.root(request)}/studies/{study}"))
 
@@ -90,6 +104,7 @@ class Retrieve(DicomWebView):
         images = _images(study, series, instance)
         body, boundary = multipart.encode((catalog.file_bytes(image), "application/dicom")
                                           for image in images)
+        _viewed(request, images)
         return HttpResponse(body, content_type=multipart.content_type("application/dicom",
                                                                       boundary))
 
@@ -97,8 +112,9 @@ class Retrieve(DicomWebView):
 class Metadata(DicomWebView):
     def get(self, request, study, series="", instance=""):
         images = _images(study, series, instance)
-        return HttpResponse(json.dumps([documents.metadata_document(i) for i in images]),
-                            content_type=DICOM_JSON)
+        body = json.dumps([documents.metadata_document(i) for i in images])
+        _viewed(request, images)
+        return HttpResponse(body, content_type=DICOM_JSON)
 
 
 class Frames(DicomWebView):
@@ -112,5 +128,6 @@ class Frames(DicomWebView):
         except (ValueError, documents.NoSuchFrame):
             raise Http404("No such frame") from None
         body, boundary = multipart.encode(parts)
+        _viewed(request, [image])
         return HttpResponse(body, content_type=multipart.content_type(
             "application/octet-stream", boundary))

@@ -82,6 +82,8 @@ def test_per_category(tmp_path, capsys):
     "lines, args, message",
     [
         (["{bad"], ["--alpha", "0.1"], "cal.jsonl:1: bad JSON"),
+        (['{"id": ' * 1100 + "1" + "}" * 1100], ["--alpha", "0.1"],
+         "cal.jsonl:1: the JSON is nested too deeply (the limit is 32 levels"),
         (
             pre_scored_lines()[:2] + [json.dumps({"id": "x", "n_samples": 10})],
             ["--alpha", "0.1"],

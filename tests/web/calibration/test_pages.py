@@ -162,6 +162,8 @@ def test_calibrations_and_activations_are_never_edited(site_admin):
             "cal.jsonl:1: sentence 1: support 7 is outside 0..3",
         ),
         (["{oops"], "0.2", "cal.jsonl:1: bad JSON"),
+        (['{"id": ' * 1100 + "1" + "}" * 1100], "0.2",
+         "cal.jsonl:1: the JSON is nested too deeply (the limit is 32 levels)"),
         ([], "0.2", "no calibration reports"),
         (pre_scored_lines(), "1.0", "Ensure this value is less than or equal to 0.9999"),
     ],

@@ -72,7 +72,7 @@ def test_storescu_sends_a_two_image_study_that_appears_in_the_worklist(receiver,
     assert sorted(study.images.values_list("view", flat=True)) == ["LATERAL", "PA"]
     assert study.patient_name == "Storescu^Sam" and study.jobs.exists()
     rows = radiologist_client.get("/", HTTP_HX_REQUEST="true").content.decode()
-    assert f'data-study="{study.pk}"' in rows and "Storescu^Sam" in rows and "ACC-SCU" in rows
+    assert f'data-study="{study.pk}"' in rows and "Storescu, Sam" in rows and "ACC-SCU" in rows
 
     # The same instances again (a retry, a second routing): no second study, nothing kept.
     again = storescu(receiver, *two_views(tmp_path, uid, patient_name="Storescu^Sam"))

@@ -111,7 +111,10 @@ def test_the_command_refuses_what_it_cannot_use(tmp_path):
         call_command("import_reference", "--images", str(empty), "--reports", str(reports))
     bad_json = tmp_path / "bad.jsonl"
     bad_json.write_text('{"study": "s1", "report": "x"}\n{oops\n')
-    with pytest.raises(CommandError, match="bad.jsonl line 2: not valid JSON"):
+    with pytest.raises(CommandError, match="bad.jsonl:2: bad JSON"):
+        call_command("import_reference", "--images", str(images), "--reports", str(bad_json))
+    bad_json.write_text('{"study": "s1", "report": "x"}\n' + '{"a": ' * 1100 + "1" + "}" * 1100)
+    with pytest.raises(CommandError, match=r"bad.jsonl:2: the JSON is nested too deeply"):
         call_command("import_reference", "--images", str(images), "--reports", str(bad_json))
 
 

@@ -102,6 +102,25 @@ def test_bad_decisions_get_400_with_a_reason(api_client):
     )
 
 
+@pytest.mark.parametrize("version", [2**63, 2**31, -1])
+def test_a_version_no_study_can_have_gets_400_not_409(api_client, radiologist_client, version):
+    """The version column holds 0 to 2**31 - 1 (PostgreSQL's integer): beyond that a version
+    is malformed, not stale."""
+    study = rf.make_review_study()
+    for what, body in (("decisions", {"action": "reject", "sentence": rf.EFFUSION}),
+                       ("decisions/undo", {}),
+                       ("signoffs", {"password": factories.PASSWORD, "attested": True})):
+        response = api_client.post(f"{base(study)}/{what}/", {**body, "version": version},
+                                   format="json")
+        assert response.status_code == 400, (what, response.content)
+        assert "version" in response.json()
+    page = radiologist_client.post(f"/studies/{study.pk}/review/decide/", {
+        "action": "reject", "sentence": rf.EFFUSION, "version": version}, HTTP_HX_REQUEST="true")
+    assert page.status_code == 422
+    assert "The review version is invalid; reload the page." in page.content.decode()
+    assert not Decision.objects.exists()
+
+
 def test_a_malformed_json_body_gets_400_and_records_nothing(api_client):
     study = rf.make_review_study()
     response = api_client.post(f"{base(study)}/decisions/", '{"action": "accept", "sentence": ',

@@ -53,13 +53,21 @@ def sr_text_items(dataset):
     return pairs
 
 
-def test_plain_text_is_the_signed_text_with_a_signature(radiologist):
+def test_plain_text_is_the_patient_the_signed_text_and_a_signature(radiologist):
     _, signoff = signed(radiologist)
     content, filename, media_type = services.export(signoff, "txt", radiologist)
     text = content.decode("utf-8")
-    assert text.startswith(signoff.report.text + "\n\n--\nSigned by " + radiologist.username)
+    assert text.startswith("Patient: Doe, Jane\nPatient ID: P-0042\n\n" + signoff.report.text
+                           + "\n\n--\nSigned by " + radiologist.username)
     assert signoff.sha256 in text
     assert filename.endswith("-v1.txt") and media_type.startswith("text/plain")
+
+
+def test_the_text_of_a_study_without_patient_details_starts_with_the_report(radiologist):
+    study, signoff = signed(radiologist, dicom=False)
+    assert not study.patient_name and not study.patient_id
+    text = services.export(signoff, "txt", radiologist)[0].decode("utf-8")
+    assert text.startswith(signoff.report.text + "\n\n--\nSigned by ")
 
 
 def test_fhir_diagnostic_report_validates_and_carries_the_report(radiologist):
@@ -83,6 +91,26 @@ def test_fhir_diagnostic_report_validates_and_carries_the_report(radiologist):
     assert base64.b64decode(raw_form["data"]).decode("utf-8") == signoff.report.text
     assert str(report.effectiveDateTime) == "2026-03-04"
     assert json.loads(content)["resourceType"] == "DiagnosticReport"
+
+
+@pytest.mark.parametrize("images, code, display", [
+    (2, "36643-5", "XR Chest 2 Views"),
+    (1, "36554-4", "XR Chest Single View"),
+    (0, "18748-4", "Diagnostic imaging study"),
+])
+def test_the_fhir_and_sr_procedure_code_says_what_the_study_holds(radiologist, images, code,
+                                                                  display):
+    """A report-only study (no images) is not "XR Chest 2 Views": the general imaging code."""
+    study, signoff = signed(radiologist)
+    for image in study.images.order_by("-position")[:2 - images]:
+        image.delete()
+    report = DiagnosticReport.model_validate_json(services.export(signoff, "fhir", radiologist)[0])
+    coding = report.code.coding[0]
+    assert (coding.system, coding.code, coding.display) == ("http://loinc.org", code, display)
+    sr = pydicom.dcmread(io.BytesIO(services.export(signoff, "sr", radiologist)[0]))
+    [procedure] = [item for item in sr.ContentSequence
+                   if item.ConceptNameCodeSequence[0].CodeMeaning == "Procedure reported"]
+    assert procedure.ConceptCodeSequence[0].CodeValue == code
 
 
 def test_a_later_version_is_an_amended_fhir_report(radiologist):

@@ -353,14 +353,16 @@ def test_every_decision_undo_signoff_and_export_is_audited(radiologist):
     assert actions == ["review_decision", "review_undo"] + ["review_decision"] * 4 + [
         "report_signed",
         "report_exported",
+        "study_viewed",  # an export is a view of the study too
     ]
     assert all(e.actor == radiologist for e in events)
     first = events[0].detail
     assert first["action"] == "accept" and first["version"] == 0
     assert first["sentence_number"] == rf.EFFUSION + 1  # numbered from 1, as on the page
     assert events[1].detail["undoes"] == first["decision"]
-    assert events[-2].detail["version"] == 1 and events[-2].detail["sha256"] == signoff.sha256
-    assert events[-1].detail["format"] == "fhir"
+    assert events[-3].detail["version"] == 1 and events[-3].detail["sha256"] == signoff.sha256
+    assert events[-2].detail["format"] == "fhir"
+    assert events[-1].detail == {"via": "export", "signed_version": 1}
 
 
 def test_stored_detections_are_audited():
