@@ -1,8 +1,10 @@
 """One confidence per flag, explained: what the side panel and the API say about a flag's figure.
 
-* **The figure**: the combination's calibrated probability of error when the combination is
-  calibrated (workers/combine/calibration.py), else its raw score — and then it is *called* a
-  score and the panel says why it is not a probability and what calibrating it needs.
+* **The figure**, one per flag: the chance the sentence is wrong — the combination's score read
+  through the site's calibration (workers/combine/calibration.py) once there is one, else
+  through the calibration shipped from the bundled benchmarks (workers/combine/benchmark.py),
+  each labelled with what it was calibrated on. A score that no calibration reads (a detector's
+  own, with the combination switched off) is *called* a score, and the panel says why.
 * **Each member's own figure** beside it, and **why the combined one differs**: the fold's
   steps in words (agreement is a weighted mean; a detector that examined the sentence and raised
   nothing counts as a zero and pulls the score down).
@@ -57,7 +59,7 @@ class Figures:
 
     @property
     def name(self) -> str:
-        return "probability of error" if self.is_probability else "score"
+        return "chance this sentence is wrong" if self.is_probability else "score"
 
     @property
     def shown(self) -> str:
@@ -110,6 +112,13 @@ def _why_score() -> str:
             f"sentence edited) and {minimum} right (flag rejected, or signed as written).")
 
 
+def _site_calibration_note() -> str:
+    minimum = settings.COMBINATION_CALIBRATION_MINIMUM
+    return ("Once the radiologists here have judged at least "
+            f"{minimum} flagged sentences wrong and {minimum} right, an admin calibrates this "
+            "figure on the site's own decisions (Calibration page).")
+
+
 def _guarantee_words(guarantee: dict) -> str:
     return f"{short_label(guarantee.get('detector', ''))}: {guarantee.get('text', '')}"
 
@@ -117,10 +126,18 @@ def _guarantee_words(guarantee: dict) -> str:
 def _combined_parts(row: Detection, figures: Figures) -> None:
     evidence = _evidence(row)
     calibration = evidence.get("score_calibration")
+    benchmark = evidence.get("benchmark_calibration")
     if evidence.get("probability") is not None and calibration:
-        figures.source = (f"combination calibration v{calibration.get('version')}, "
-                          f"α = {calibration.get('alpha'):g}; the combined score "
+        figures.source = (f"calibrated on this site's decisions (combination calibration "
+                          f"v{calibration.get('version')}, α = {calibration.get('alpha'):g}); "
+                          f"the combined score {row.confidence:.2f} read as a probability of "
+                          "error")
+    elif evidence.get("probability") is not None and benchmark:
+        figures.source = (f"calibrated on the benchmarks shipped with RadReview "
+                          f"({benchmark.get('sentences', 0):,} sentences of chest X-ray "
+                          "reports), not yet on this site's decisions; the combined score "
                           f"{row.confidence:.2f} read as a probability of error")
+        figures.notes.append(_site_calibration_note())
     else:
         figures.source = "the system combination's score"
         figures.why_score = _why_score()

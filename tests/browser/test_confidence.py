@@ -28,8 +28,13 @@ def test_the_panel_reads_the_probability_each_members_figure_and_the_harm_source
     page.click(f"#sentence-{EFFUSION}")
     panel = page.locator(f"#panel-{EFFUSION}")
     expect(panel).to_be_visible()
-    expect(panel.locator(".flag-summary .flag-figure")).to_have_text("72% probability of error")
+    expect(panel.locator(".flag-summary .flag-figure")).to_have_text(
+        "72% chance this sentence is wrong")
     expect(panel.locator(".figure-line")).to_contain_text("combination calibration v2, α = 0.1")
+    # One number up front; the detectors' own figures under the collapsed details.
+    details = panel.locator("details.figure-details")
+    expect(details.locator(".member-figures")).to_be_hidden()
+    details.locator("summary").click()
     members = panel.locator(".member-figures tbody tr")
     expect(members).to_have_count(2)
     expect(panel.locator(".member-figures tr[data-detector=radflag] td").first).to_have_text("0.58")
@@ -37,14 +42,12 @@ def test_the_panel_reads_the_probability_each_members_figure_and_the_harm_source
     expect(panel.locator(".harm-setter")).to_have_text("V-RAG (image retrieval and probing)")
     expect(panel.locator(".flag-summary .harm-source")).to_have_text(
         "set by V-RAG (image retrieval and probing)")
-    why = panel.locator("details.why-differs")
-    why.locator("summary").click()
-    expect(why.locator("li").nth(1)).to_contain_text("V-RAG agrees")
+    expect(details.locator("ol.why-differs li").nth(1)).to_contain_text("V-RAG agrees")
 
     # The other flag: RadFlag's calibrated flag, where the combination's probability is low.
     page.click(f"#sentence-{CLEAR}")
     other = page.locator(f"#panel-{CLEAR}")
     expect(other).to_be_visible()
-    expect(other.locator(".flag-figure")).to_have_text("10% probability of error")
+    expect(other.locator(".flag-figure")).to_have_text("10% chance this sentence is wrong")
     expect(other.locator(".guarantees")).to_contain_text(
         "RadFlag: flagged at λ1 = 6 of 10, calibration v3, α = 0.1")

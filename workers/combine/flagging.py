@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from workers.combine.benchmark import shipped as shipped_benchmark
 from workers.combine.calibrated import guarantee_of
 from workers.combine.config import CombinationConfig
 from workers.combine.fold import Combined, DetectorOutput
@@ -53,10 +54,15 @@ def decide(detection: Detection, members: list[Detection], config: CombinationCo
     flagged_by = [g["detector"] for g in standing]
     if by_score and rule is None:
         flagged_by.insert(0, "combination" if calibration else "score")
+    # One number for the radiologist: the site's calibration when there is one, else the map
+    # shipped from the bundled benchmarks (labelled so on the page; it flags nothing).
+    reading = calibration or shipped_benchmark()
     evidence = {
         "score": score,
-        "probability": calibration.probability(score) if calibration else None,
+        "probability": reading.probability(score) if reading else None,
         "score_calibration": calibration.describe() if calibration else None,
+        "benchmark_calibration": (reading.describe() if reading and not calibration
+                                  else None),
         "flagged_by": flagged_by,
         "calibrated_flags": standing,
         "calibrated_removed": removed,

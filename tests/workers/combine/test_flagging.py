@@ -2,7 +2,7 @@
 combined figure came about, who set its harm, and which rule removed (or did not remove) it."""
 import numpy as np
 
-from workers.combine import CombinationConfig, DetectorOutput, combine
+from workers.combine import CombinationConfig, DetectorOutput, benchmark, combine
 from workers.combine.calibration import ProbabilityMap, ScoreCalibration
 from workers.combine.config import FilterRule
 from workers.types import Detection, Harm
@@ -146,3 +146,33 @@ def test_any_detector_whose_spec_reads_a_guarantee_is_never_hidden():
     assert result.detection.confidence < 0.3
     assert result.flagged and result.detection.evidence["flagged_by"] == ["calibrated_toy"]
     assert [g["text"] for g in result.detection.evidence["calibrated_flags"]] == ["α = 0.1"]
+
+
+def test_without_a_site_calibration_the_shipped_benchmark_map_gives_the_figure_not_the_flag():
+    """The map shipped from the bundled benchmarks (workers/combine/benchmark.py) reads every
+    combined score as a chance of error, labelled as benchmark-calibrated; whether the sentence
+    is flagged is still the site threshold's decision."""
+    shipped = benchmark.shipped()
+    assert shipped is not None and shipped.sentences > 1000
+    probe = Detection(1, 22, 34, "vrag", "probe", Harm.MEDIUM, 0.25)
+    result = only(combine([DetectorOutput("vrag", [probe])], config(vrag=1), embed, SENTENCES))
+    evidence = result.detection.evidence
+    assert evidence["probability"] == shipped.probability(result.detection.confidence)
+    assert evidence["benchmark_calibration"]["calibrated_on"] == "benchmarks"
+    assert evidence["score_calibration"] is None
+    assert result.detection.confidence < 0.3 and not result.flagged  # the threshold decides
+
+
+def test_the_shipped_map_rises_with_the_score_and_never_says_0_or_1():
+    mapping = benchmark.shipped().mapping
+    assert list(mapping.probabilities) == sorted(mapping.probabilities)
+    assert all(0 < p < 1 for p in mapping.probabilities)
+
+
+def test_a_site_calibration_replaces_the_shipped_map():
+    calibration = ScoreCalibration(ProbabilityMap((0.0,), (0.42,), (30,)), None, 0.1, version=4)
+    probe = Detection(1, 22, 34, "vrag", "probe", Harm.MEDIUM, 0.25)
+    result = only(combine([DetectorOutput("vrag", [probe])], config(calibration=calibration,
+                                                                    vrag=1), embed, SENTENCES))
+    evidence = result.detection.evidence
+    assert evidence["probability"] == 0.42 and evidence["benchmark_calibration"] is None
