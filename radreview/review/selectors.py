@@ -231,6 +231,11 @@ class FlagView:
 
     @property
     def confidence_band(self) -> str:
+        """How strongly the page marks the flag. A flag standing on a calibrated detector's
+        guarantee (RadFlag under an active calibration) is never drawn as the weakest,
+        whatever the combination's figure."""
+        if self.figures is not None and self.figures.guarantees:
+            return "calibrated"
         return "high" if self.confidence >= 0.75 else "medium" if self.confidence >= 0.5 else "low"
 
     @property
@@ -240,13 +245,35 @@ class FlagView:
     @property
     def proposal(self) -> PrimaryAction:
         """What the panel proposes, and so what the primary action (``a``) does: one rule for
-        every flag. A flag with no replacement (none made, or two readings to choose from)
-        proposes keeping the sentence; only an explicit empty suggestion removes it."""
-        if self.suggestion is None:
+        every flag (``proposes_keeping``)."""
+        if self.suggestion:
+            return PrimaryAction("accept", f"Change to “{self.suggestion}”")
+        if self.suggestion is None and (self.readings or proposes_keeping(
+                [source.evidence | {"detector": source.detector} for source in self.sources])):
             return PrimaryAction("reject", "Keep this sentence")
-        if self.suggestion == "":
-            return PrimaryAction("accept", "Remove this sentence")
-        return PrimaryAction("accept", f"Change to “{self.suggestion}”")
+        return PrimaryAction("accept", "Remove this sentence")
+
+
+def proposes_keeping(members: list[dict[str, Any]]) -> bool:
+    """Whether a flag with no replacement proposes keeping its sentence: it offers two readings
+    (the text does not say which side is wrong), or it stands on a contradicting pair whose
+    other side is the one doubted. Such a flag is never accepted into a removal; any other
+    flag with no replacement doubts the sentence itself, and accepting it removes it. Each
+    member is a detection's evidence with its ``detector``."""
+    for evidence in members:
+        if evidence.get("readings"):
+            return True
+        if evidence.get("detector") == "contradiction" and not evidence.get("doubted"):
+            return True
+    return False
+
+
+def keeps_its_sentence(detection: Detection) -> bool:
+    """``proposes_keeping`` for a flag row (a combined row: its sources)."""
+    rows = (list(detection.sources.all()) if detection.detector == Detection.COMBINED
+            else [detection])
+    return proposes_keeping([(row.evidence if isinstance(row.evidence, dict) else {})
+                             | {"detector": row.detector} for row in rows])
 
 
 @dataclass(frozen=True)

@@ -222,7 +222,13 @@ def decide(study: Study, user, *, action: str, sentence_index, version, detectio
             if detection_id not in (None, ""):
                 detection = _chosen_detection(flags, detection_id)
         if action == Decision.Action.ACCEPT:
-            after = (selectors.suggestion_of(detection) or "").strip()
+            proposal = selectors.suggestion_of(detection)
+            if proposal is None and selectors.keeps_its_sentence(detection):
+                # Accepting would remove a sentence the panel says to keep (a finding against a
+                # doubted normal statement, or two readings): never by one key.
+                raise ReviewError("This flag proposes keeping the sentence: keep it, edit it, "
+                                  "or choose one of its readings.")
+            after = (proposal or "").strip()
         elif action == Decision.Action.REJECT:
             after = sentence.text
         else:

@@ -2,7 +2,9 @@
 choose from (never a one-click removal) when the text does not say which side is wrong."""
 import pytest
 
+from radreview.review import services as review
 from radreview.review.models import Decision
+from radreview.review.services import ReviewError
 from radreview.studies.models import Study
 from tests.web.review import factories as rf
 
@@ -79,3 +81,15 @@ def test_a_suggestion_says_why_it_goes_this_way(radiologist_client):
     panel = _panel(radiologist_client, study, rf.EFFUSION)
     assert panel.count("Why this way: the findings (sentence 2) state it") == 2  # flag + source
     assert 'class="primary accept"' in panel
+
+
+def test_a_flag_that_proposes_keeping_its_sentence_cannot_be_accepted_into_a_removal(
+        radiologist):
+    """Whatever the client: the panel proposes keeping the sentence (two readings), so an
+    accept — which would remove it — is refused and nothing is recorded."""
+    study = _study_with_two_readings()
+    version = Study.objects.get(pk=study.pk).review_version
+    with pytest.raises(ReviewError, match="proposes keeping the sentence"):
+        review.decide(study, radiologist, action="accept", sentence_index=rf.CLEAR,
+                      version=version)
+    assert not Decision.objects.exists()
