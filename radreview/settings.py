@@ -299,7 +299,9 @@ AXES_VERBOSE = False
 AXES_DISABLE_ACCESS_LOG = True  # the audit trail records every sign-in
 AXES_ENABLE_ADMIN = False  # unlocking goes through the audited action on the users page
 # Axes warns that it does not lock addresses: on purpose, addresses are rate-limited instead.
-SILENCED_SYSTEM_CHECKS = ["axes.W006"]
+# Django's own CSRF check (security.W003) looks for its middleware by name; ours subclasses it
+# (radreview/security/middleware.py), and radreview/security/checks.py checks that instead.
+SILENCED_SYSTEM_CHECKS = ["axes.W006", "security.W003"]
 
 # Sessions end after this many seconds without a request made by the person (the pages' own
 # polling does not count); the page warns SESSION_IDLE_WARNING_SECONDS before.

@@ -1,5 +1,7 @@
 from django.apps import AppConfig
 
+from radreview.security import checks  # noqa: F401 - registers the deployment checks
+
 
 class AccountsConfig(AppConfig):
     name = "radreview.accounts"

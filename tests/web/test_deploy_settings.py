@@ -30,3 +30,15 @@ def test_plain_http_is_refused_for_hosts_other_than_loopback(tmp_path):
                         DJANGO_ALLOWED_HOSTS="radreview.example.org")
     assert result.returncode != 0
     assert "RADREVIEW_LOCAL_HTTP=1" in result.stderr and "loopback" in result.stderr
+
+
+def test_the_csrf_check_finds_the_projects_middleware_and_misses_none(settings):
+    """Django's security.W003 is silenced because it looks for its own class by name; the
+    project's check (radreview/security/checks.py) accepts the subclass and still warns when
+    no CSRF middleware is installed."""
+    from radreview.security.checks import csrf_middleware_installed
+
+    assert csrf_middleware_installed(None) == []
+    settings.MIDDLEWARE = [m for m in settings.MIDDLEWARE if "Csrf" not in m]
+    [warning] = csrf_middleware_installed(None)
+    assert warning.id == "radreview.W003"
