@@ -192,10 +192,23 @@
     select(index !== null && sentenceEl(index) ? index : null, { focus: index !== null });
   });
 
+  // Where the report scrolls in a region of its own (the reading room: docs/review.md), show the
+  // first flag in it on opening; the page itself is never scrolled away from its top.
+  function reveal(sent) {
+    for (let box = sent.parentElement; box && box !== document.body; box = box.parentElement) {
+      if (!["auto", "scroll"].includes(getComputedStyle(box).overflowY)) continue;
+      const area = box.getBoundingClientRect(), at = sent.getBoundingClientRect();
+      if (at.top < area.top || at.bottom > area.bottom) box.scrollTop += at.top - area.top - area.height / 3;
+      return;
+    }
+  }
+
   function start() {
     if (!region()) return;
     const first = openFlags()[0] || flagged()[0];
-    if (first) select(first.dataset.index, { focus: false });
+    if (!first) return;
+    select(first.dataset.index, { focus: false });
+    reveal(first);
   }
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);

@@ -1,6 +1,7 @@
 // The review page's diagnostic viewer: Cornerstone3D stack viewports reading RadReview's own
-// WADO-RS (/api/dicomweb), one per view (PA and lateral side by side). Window/level drag
-// with presets, zoom, pan, invert, length measurement, reset and full screen.
+// WADO-RS (/api/dicomweb), one per view (PA and lateral side by side, each canvas following
+// its pane: the reading room's left column, full screen). Window/level drag with presets,
+// zoom, pan, invert, length measurement, reset and full screen.
 // Keys (none of them used by the review: j k a r e u and the arrows): w window/level,
 // z zoom, p pan, m measure, i invert, 0 reset, f full screen, 1-4 presets.
 import * as core from "@cornerstonejs/core";
@@ -114,8 +115,21 @@ class Viewer {
     core.eventTarget.addEventListener(ToolEnums.Events.ANNOTATION_MODIFIED, () => this.listMeasurements());
     this.showZoom();
     this.showWindow();
+    // Cornerstone sizes its canvases once; the panes change size with the window, full screen
+    // and the layout's breakpoints, so the canvases follow them.
+    const resized = new ResizeObserver(() => this.fit());
+    this.viewports.forEach((viewport) => resized.observe(viewport.element));
     this.element.dataset.ready = "true";
     this.status.textContent = "";
+  }
+
+  // Canvases as large as their panes, each image fitted again with its zoom and pan relative to
+  // the fit kept (a fitted image stays fitted, at 100%), window/level untouched.
+  fit() {
+    const kept = this.viewports.map((viewport) => viewport.getViewPresentation());
+    this.engine.resize(true, false);
+    this.viewports.forEach((viewport, index) => viewport.setViewPresentation(kept[index]));
+    this.engine.render();
   }
 
   choose(tool) {
