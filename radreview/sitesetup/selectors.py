@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.urls import reverse
 
+from radreview.accounts import two_factor
 from radreview.dicomnet import pacs
 from radreview.dicomnet import selectors as dicom_selectors
 from radreview.dicomnet.status import receiver_status
@@ -26,6 +27,20 @@ class Step:
     link: str = ""
     link_label: str = ""
     optional: bool = False
+
+
+def _second_factor_step() -> Step:
+    enrolled, admins = two_factor.local_admins_enrolled()
+    have = f"local admins with an authenticator: {enrolled} of {admins}"
+    if settings.ADMIN_TOTP_REQUIRED:
+        return Step("admin_second_factor", "Second factor for admins", True,
+                    f"required at sign-in; {have}", "")
+    return Step("admin_second_factor", "Second factor for admins", False,
+                f"off (RADREVIEW_ADMIN_TOTP_REQUIRED=0); {have}",
+                "Warning: local admins sign in with a password alone, and an admin account "
+                "manages users and reads every study. Remove RADREVIEW_ADMIN_TOTP_REQUIRED=0 "
+                "from the environment (an authenticator is required by default) unless every "
+                "admin signs in through the hospital's single sign-on.")
 
 
 def _library_steps(drafting: Drafting) -> list[Step]:
@@ -127,5 +142,5 @@ def _media_step() -> Step:
 
 def checklist() -> list[Step]:
     drafting = drafting_available()
-    return (_library_steps(drafting) + _role_steps(drafting) + _dicom_steps()
-            + [_media_step()])
+    return ([_second_factor_step()] + _library_steps(drafting) + _role_steps(drafting)
+            + _dicom_steps() + [_media_step()])

@@ -10,6 +10,7 @@ from radreview.review.memo import Memo
 from radreview.review.models import Detection
 from radreview.review.templatetags import review_tags
 from radreview.studies.models import Study
+from tests.support.two_factor import verified_login
 from tests.web.review import factories as rf
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -97,7 +98,7 @@ def test_a_flags_kept_evidence_is_kept_per_kind_of_reader(client, radiologist, s
     report_cache.clear()
     client.force_login(radiologist)
     assert 'class="use-suggestion"' in region(client, study)
-    client.force_login(site_admin)
+    verified_login(client, site_admin)
     shown = region(client, study)
     assert "Why it was flagged" in shown and 'class="use-suggestion"' not in shown
     client.force_login(radiologist)
