@@ -132,9 +132,9 @@ def modality_and_views(study: Study) -> str:
     return " · ".join(part for part in (", ".join(modalities), ", ".join(views)) if part)
 
 
-def failure_reason(study: Study) -> str:
-    """The error of the study's failed stage (jobs prefetched), or ""."""
-    return next((job.error for job in study.jobs.all() if job.state == Job.State.FAILED), "")
+def failed_job(study: Study) -> Job | None:
+    """The study's failed stage (jobs prefetched), or None."""
+    return next((job for job in study.jobs.all() if job.state == Job.State.FAILED), None)
 
 
 def study_with_everything(pk: int) -> Study:

@@ -44,7 +44,7 @@ def worklist(request):
     for study in page:
         study.reading = reading.get(study.pk, [])
         study.modality_views = selectors.modality_and_views(study)
-        study.failure = selectors.failure_reason(study)
+        study.failed_job = selectors.failed_job(study)
         study.open_harm = HARMS[study.open_harm_rank] if study.open_harm_rank is not None else None
     context = {
         "page": page, "filters": filters, "statuses": Study.Status.choices,

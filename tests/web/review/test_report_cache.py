@@ -110,8 +110,10 @@ def test_the_region_names_a_running_stage_until_the_study_is_reviewable(radiolog
     the running stage is named as on the worklist."""
     study = rf.make_review_study()
     Study.objects.filter(pk=study.pk).update(status=Study.Status.PROCESSING)
-    Job.objects.filter(study=study, stage="detect").update(state=Job.State.RUNNING, progress=0.4)
-    assert '<span class="stage">detect · 40%</span>' in region(radiologist_client, study)
+    Job.objects.filter(study=study, stage="parse_report").update(state=Job.State.RUNNING,
+                                                                 progress=0.4)
+    assert ('<span class="stage">Reading the report · 40%</span>'
+            in region(radiologist_client, study))
     Job.objects.filter(study=study).update(state=Job.State.DONE, progress=1.0)
     Study.objects.filter(pk=study.pk).update(status=Study.Status.READY)
     shown = region(radiologist_client, study)
