@@ -313,8 +313,10 @@ SESSION_IDLE_WARNING_SECONDS = env_int("RADREVIEW_IDLE_WARNING_SECONDS", 120)
 STUDY_VIEW_AUDIT_SECONDS = env_int("RADREVIEW_VIEW_AUDIT_MINUTES",
                                    SESSION_IDLE_SECONDS // 60) * 60
 
-# Second factor (TOTP, django-otp) for local admin accounts: optional unless required here.
-ADMIN_TOTP_REQUIRED = env_bool("RADREVIEW_ADMIN_TOTP_REQUIRED", False)
+# Second factor (TOTP, django-otp) for local admin accounts: every local admin sets up an
+# authenticator at the first sign-in. A site may turn this off (the setup checklist then warns);
+# single sign-on admins get their second factor from the provider either way.
+ADMIN_TOTP_REQUIRED = env_bool("RADREVIEW_ADMIN_TOTP_REQUIRED", True)
 OTP_TOTP_ISSUER = "RadReview"
 # Nobody but its owner sees an authenticator's secret: the admin lists devices (and deletes a
 # lost one) but shows no key or QR code.

@@ -8,6 +8,7 @@ from rest_framework.test import APIClient
 from radreview.accounts.models import User
 
 from . import factories
+from .support.two_factor import verified_login
 
 
 @pytest.fixture(autouse=True)
@@ -37,8 +38,8 @@ def radiologist_client(client, radiologist):
 
 @pytest.fixture
 def admin_client_(client, site_admin):
-    client.force_login(site_admin)
-    return client
+    """An admin signed in with the authenticator's code, as the site requires by default."""
+    return verified_login(client, site_admin)
 
 
 @pytest.fixture

@@ -1,14 +1,16 @@
 """A second factor (TOTP, django-otp) for local admin accounts.
 
 An admin who set up an authenticator must give its code after the password, on the web
-(``/accounts/two-factor/``) and at the token endpoint (``otp_token``). With
-RADREVIEW_ADMIN_TOTP_REQUIRED=1 every local admin must set one up before doing anything
-else. Single sign-on accounts get their second factor from the hospital's provider.
-Radiologists are not asked (docs/security.md).
+(``/accounts/two-factor/``) and at the token endpoint (``otp_token``). By default
+(RADREVIEW_ADMIN_TOTP_REQUIRED) every local admin must set one up at the first sign-in, before
+doing anything else; a site that turns this off gets a warning on the setup checklist. Single
+sign-on accounts get their second factor from the hospital's provider. Radiologists are not
+asked (docs/security.md).
 """
 from __future__ import annotations
 
 from django.conf import settings
+from django.db.models import Q
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import redirect
 from django.urls import reverse
@@ -17,6 +19,7 @@ from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from radreview.audit.services import record_event
 
+from .models import User
 from .throttling import client_address
 
 # What a signed-in admin who still owes the code may reach.
@@ -32,6 +35,15 @@ def owes_code(user) -> bool:
     if not applies_to(user) or user.is_verified():
         return False
     return settings.ADMIN_TOTP_REQUIRED or user_has_device(user)
+
+
+def local_admins_enrolled() -> tuple[int, int]:
+    """(local admins with a confirmed authenticator, active local admins)."""
+    admins = User.objects.filter(Q(oidc_subject__isnull=True) | Q(oidc_subject=""),
+                                 role=User.Role.ADMIN, is_active=True)
+    enrolled = (TOTPDevice.objects.filter(user__in=admins, confirmed=True)
+                .values("user").distinct().count())
+    return enrolled, admins.count()
 
 
 def device_of(user) -> TOTPDevice | None:

@@ -171,20 +171,13 @@ def reviewed_by_filter(user) -> Q:
 
 
 def with_reading_room_columns(studies: QuerySet[Study]) -> QuerySet[Study]:
-    """Annotate ``open_harm_rank`` (the highest harm among open flags, as ``Harm.rank``; None
-    without open flags) and ``reader`` (who made the latest decision or sign-off)."""
+    """Annotate ``open_harm_rank``: the highest harm among open flags, as ``Harm.rank``; None
+    without open flags. (Who is reading a study now: studies.selectors.reading_now.)"""
     rank = Case(*[When(harm=harm.value, then=Value(harm.rank)) for harm in Harm],
                 output_field=IntegerField())
     open_rows = _flag_rows_sql().filter(~Exists(_decided_sql()))
     highest = open_rows.order_by().values("report__study").annotate(top=Max(rank)).values("top")
-    decider = (Decision.objects.filter(study=OuterRef("pk")).order_by("-id")
-               .values("user__username")[:1])
-    signer = (SignOff.objects.filter(study=OuterRef("pk")).order_by("-version")
-              .values("signer__username")[:1])
-    return studies.annotate(
-        open_harm_rank=Subquery(highest, output_field=IntegerField()),
-        reader=Coalesce(Subquery(decider), Subquery(signer)),
-    )
+    return studies.annotate(open_harm_rank=Subquery(highest, output_field=IntegerField()))
 
 
 # --- the review of one study -----------------------------------------------------------------

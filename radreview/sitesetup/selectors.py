@@ -4,16 +4,33 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.conf import settings
+from django.db.models import F
 from django.urls import reverse
 
+from radreview.accounts import two_factor
 from radreview.dicomnet import pacs
 from radreview.dicomnet import selectors as dicom_selectors
 from radreview.dicomnet.status import receiver_status
 from radreview.dictation.listener import listener_running
+from radreview.jobs.models import Job
+from radreview.jobs.stages import label_of
 from radreview.library.drafting import Drafting, drafting_available
 from radreview.library.models import ReferenceStudy
 from radreview.media import inventory
 from workers.backends import describe
+
+# The failed studies the checklist lists, the latest first: enough for a bad night; the
+# worklist's "Failed" status filter finds the rest.
+FAILED_LISTED = 20
+
+
+@dataclass(frozen=True)
+class Item:
+    """One of the things a step lists (a failed study), with its link."""
+
+    link: str
+    link_label: str
+    text: str
 
 
 @dataclass(frozen=True)
@@ -26,6 +43,21 @@ class Step:
     link: str = ""
     link_label: str = ""
     optional: bool = False
+    items: tuple[Item, ...] = ()
+
+
+def _second_factor_step() -> Step:
+    enrolled, admins = two_factor.local_admins_enrolled()
+    have = f"local admins with an authenticator: {enrolled} of {admins}"
+    if settings.ADMIN_TOTP_REQUIRED:
+        return Step("admin_second_factor", "Second factor for admins", True,
+                    f"required at sign-in; {have}", "")
+    return Step("admin_second_factor", "Second factor for admins", False,
+                f"off (RADREVIEW_ADMIN_TOTP_REQUIRED=0); {have}",
+                "Warning: local admins sign in with a password alone, and an admin account "
+                "manages users and reads every study. Remove RADREVIEW_ADMIN_TOTP_REQUIRED=0 "
+                "from the environment (an authenticator is required by default) unless every "
+                "admin signs in through the hospital's single sign-on.")
 
 
 def _library_steps(drafting: Drafting) -> list[Step]:
@@ -100,6 +132,27 @@ def _dicom_steps() -> list[Step]:
     ]
 
 
+def _failed_studies_step() -> Step:
+    """Studies whose pipeline stopped at a failed stage. Radiologists are told only that a step
+    could not be finished and to tell their admin; the stage and its error are here."""
+    failed = Job.objects.filter(state=Job.State.FAILED, study__isnull=False)
+    count = failed.values("study").distinct().count()
+    if not count:
+        return Step("failed_studies", "Failed studies", True, "none", "")
+    latest = failed.order_by(F("finished_at").desc(nulls_last=True), "-id")[:FAILED_LISTED]
+    items = tuple(Item(reverse("studies:detail", args=[job.study_id]), f"Study #{job.study_id}",
+                       f"{label_of(job.stage)} ({job.stage}) failed: {job.error}")
+                  for job in latest)
+    listed = f"; the {FAILED_LISTED} latest below" if count > FAILED_LISTED else ""
+    return Step("failed_studies", "Failed studies", False,
+                f"{count} stud{'y' if count == 1 else 'ies'} stopped at a failed step{listed}",
+                "Put right what each error names (a setting, a model, a missing file or a "
+                "`manage.py` command), then press Retry on the failed step of the study's page. "
+                "Radiologists see only that the step could not be finished and that they should "
+                "tell you.", reverse("studies:worklist") + "?status=failed",
+                "All failed studies", items=items)
+
+
 def _media_step() -> Step:
     """The last check of the media folder against the database (each worker's start, or
     ``manage.py media_files``)."""
@@ -127,5 +180,5 @@ def _media_step() -> Step:
 
 def checklist() -> list[Step]:
     drafting = drafting_available()
-    return (_library_steps(drafting) + _role_steps(drafting) + _dicom_steps()
-            + [_media_step()])
+    return ([_second_factor_step()] + _library_steps(drafting) + _role_steps(drafting)
+            + _dicom_steps() + [_media_step(), _failed_studies_step()])

@@ -209,3 +209,22 @@ class UploadKey(models.Model):
 
     def __str__(self) -> str:
         return f"Upload key of user {self.user_id}"
+
+
+class Presence(models.Model):
+    """A radiologist who has the study's page open: the page records it when it opens and at
+    each of its presence polls, and the worklist's "Reading" column shows who has it open now
+    (seen within ``services.presence.PRESENCE_SECONDS``). A closed page stops polling, so it
+    drops out without a goodbye that a crash or a lost network would never send."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    seen_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["study", "user"], name="one_presence_per_user"),
+        ]
+
+    def __str__(self) -> str:
+        return f"User {self.user_id} on study {self.study_id}"

@@ -12,7 +12,8 @@ from radreview.jobs.models import Job
 from radreview.review import selectors as review
 from radreview.review.models import SignOff
 
-from .models import Image, Report, Sentence, Study
+from .models import Image, Presence, Report, Sentence, Study
+from .services.presence import expired_before
 
 
 @dataclass(frozen=True)
@@ -110,6 +111,18 @@ def studies_for_worklist(filters: WorklistFilters | None = None, user=None) -> Q
     )).order_by(*WorklistFilters.SORTS[filters.sort])
 
 
+def reading_now(study_ids: list[int]) -> dict[int, list[str]]:
+    """The usernames of the radiologists who have each study open now (docs/review.md,
+    "Worklist"), by study id, in alphabetical order."""
+    reading: dict[int, list[str]] = {}
+    for study_id, username in (Presence.objects
+                               .filter(study_id__in=study_ids, seen_at__gte=expired_before())
+                               .order_by("user__username")
+                               .values_list("study_id", "user__username")):
+        reading.setdefault(study_id, []).append(username)
+    return reading
+
+
 def modality_and_views(study: Study) -> str:
     """"DX · PA, LATERAL" from the study's images (prefetched)."""
     images = list(study.images.all())
@@ -119,9 +132,9 @@ def modality_and_views(study: Study) -> str:
     return " · ".join(part for part in (", ".join(modalities), ", ".join(views)) if part)
 
 
-def failure_reason(study: Study) -> str:
-    """The error of the study's failed stage (jobs prefetched), or ""."""
-    return next((job.error for job in study.jobs.all() if job.state == Job.State.FAILED), "")
+def failed_job(study: Study) -> Job | None:
+    """The study's failed stage (jobs prefetched), or None."""
+    return next((job for job in study.jobs.all() if job.state == Job.State.FAILED), None)
 
 
 def study_with_everything(pk: int) -> Study:

@@ -23,6 +23,7 @@ from . import selectors, upload_limits
 from .age import display_age
 from .forms import UploadForm
 from .models import Image, Study
+from .services import presence
 from .services.upload import UploadRejected, UploadRequest, create_studies_once
 from .storage import OriginalMissing, media_path
 from .upload_limits import OVERSIZE_ATTRIBUTE, fields_too_large_message
@@ -39,9 +40,11 @@ def worklist(request):
     filters = selectors.WorklistFilters.from_query(request.GET)
     studies = selectors.studies_for_worklist(filters, user=request.user)
     page = Paginator(studies, WORKLIST_PAGE_SIZE).get_page(request.GET.get("page"))
+    reading = selectors.reading_now([study.pk for study in page])
     for study in page:
+        study.reading = reading.get(study.pk, [])
         study.modality_views = selectors.modality_and_views(study)
-        study.failure = selectors.failure_reason(study)
+        study.failed_job = selectors.failed_job(study)
         study.open_harm = HARMS[study.open_harm_rank] if study.open_harm_rank is not None else None
     context = {
         "page": page, "filters": filters, "statuses": Study.Status.choices,
@@ -121,6 +124,7 @@ def detail(request, pk: int):
     except Study.DoesNotExist:
         raise Http404("No such study") from None
     record_study_view(request.user, study, via="page")
+    presence.record(study.pk, request.user)
     report = study.audited_report
     missing = selectors.images_missing_files(study)
     priors = selectors.priors_of(study)
@@ -137,6 +141,7 @@ def detail(request, pk: int):
         "age": display_age(study),
         "viewer_images": viewer_images,
         "viewer_images_json": json.dumps(viewer_images),
+        "presence_poll_seconds": presence.POLL_SECONDS,
     }
     if report is not None and context["sections"]:
         # Once the report is parsed, the study page is the review page.
@@ -152,6 +157,18 @@ def jobs_panel(request, pk: int):
         # The pipeline just ended: reload the page so the report and previews appear.
         response["HX-Refresh"] = "true"
     return response
+
+
+@require_POST
+def still_open(request, pk: int):
+    """The study page's presence poll: its radiologist still has it open."""
+    if not Study.objects.filter(pk=pk).exists():
+        raise Http404("No such study")
+    presence.record(pk, request.user)
+    # Here rather than on the page itself, which stays one query dearer only: every open page
+    # polls, so the table never holds much more than the pages open now.
+    presence.forget_expired()
+    return HttpResponse(status=204)
 
 
 @require_POST

@@ -5,6 +5,7 @@ import shutil
 import pytest
 
 from tests import factories
+from tests.support.two_factor import secret_code
 
 CHROMIUM = os.environ.get("RADREVIEW_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -44,10 +45,17 @@ def page(browser):
 
 
 def log_in(page, live_server, user) -> None:
+    """Sign in with the password; a local admin then sets up an authenticator, as at every
+    admin's first sign-in (the site requires one by default)."""
     page.goto(f"{live_server.url}/accounts/login/")
     page.fill("#id_username", user.username)
     page.fill("#id_password", factories.PASSWORD)
     page.click("button[type=submit]")
+    if user.is_site_admin and user.is_local:
+        page.wait_for_url(f"{live_server.url}/accounts/two-factor/")
+        page.wait_for_function("document.querySelector('img.qr').naturalWidth > 0")
+        page.fill("#id_code", secret_code(page.inner_text("#totp-secret")))
+        page.click("button:has-text('Confirm')")
     page.wait_for_url(f"{live_server.url}/")
 
 

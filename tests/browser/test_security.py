@@ -1,5 +1,6 @@
-"""In the browser: single sign-on through the real provider, the pages working under the
-Content-Security-Policy, and the idle logoff's warning."""
+"""In the browser: single sign-on through the real provider, an admin's first sign-in with
+the authenticator's set-up, the pages working under the Content-Security-Policy, and the idle
+logoff's warning."""
 import re
 
 import pytest
@@ -43,6 +44,19 @@ def test_a_provider_user_without_a_role_is_shown_why(page, live_server, sso):
     page.click("#provider-submit")
     page.wait_for_url(f"{live_server.url}/accounts/login/?sso=refused")
     assert "has no RadReview role" in page.inner_text("[role=alert]")
+
+
+def test_an_admins_first_sign_in_sets_up_the_authenticator_before_anything_else(
+        page, live_server):
+    admin = factories.make_user(User.Role.ADMIN)
+    violations = csp_violations(page)
+    log_in(page, live_server, admin)  # password, then the QR code page and its first code
+    assert "authenticator is set up" in page.inner_text(".messages")
+    assert admin.totpdevice_set.get().confirmed
+    page.goto(f"{live_server.url}/site/setup/")
+    expect(page.locator('[data-step="admin_second_factor"]')).to_have_attribute(
+        "data-done", "yes")
+    assert violations == []
 
 
 def test_the_review_page_works_under_the_policy_without_violations(page, live_server):

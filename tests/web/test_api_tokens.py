@@ -10,6 +10,7 @@ from rest_framework.test import APIClient
 
 from radreview.audit.models import AuditEvent
 from tests import factories
+from tests.support.two_factor import code, enrol, verified_login
 
 
 @pytest.fixture
@@ -18,8 +19,10 @@ def user(db):
 
 
 def issue(user) -> str:
-    response = Client().post("/api/auth/token/", {"username": user.username,
-                                                  "password": factories.PASSWORD})
+    body = {"username": user.username, "password": factories.PASSWORD}
+    if user.is_site_admin:  # and the authenticator's code, which admins must have
+        body["otp_token"] = code(enrol(user))
+    response = Client().post("/api/auth/token/", body)
     assert response.status_code == 200, response.content
     return response.json()["token"]
 
@@ -77,14 +80,13 @@ def test_web_logout_revokes_every_token_of_the_user(user):
 
 def test_the_admin_sites_logout_revokes_them_too_but_an_idle_logoff_does_not(site_admin):
     token = issue(site_admin)
-    client = Client()
-    client.force_login(site_admin)
+    client = verified_login(Client(), site_admin)
     session = client.session
     session["radreview_last_activity"] = 0  # idle for decades
     session.save()
     assert client.get("/").status_code == 302  # signed out for idleness
     assert works(token)
-    client.force_login(site_admin)
+    verified_login(client, site_admin)
     client.post("/admin/logout/")
     assert not works(token)
 

@@ -20,6 +20,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from radreview.accounts.models import User
 from radreview.jobs.models import Job
 from tests import factories
+from tests.support.two_factor import verified_login
 from tests.web.review import factories as rf
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -143,7 +144,7 @@ def test_no_url_answers_5xx_to_hostile_input(world, role):
     client = Client(raise_request_exception=False)
     failures, count = [], 0
     if user is not None:
-        client.force_login(user)
+        verified_login(client, user)
     for path, real in all_paths(world["known"]).items():
         # Anonymous requests (but at the ways in) and a radiologist in the admin area stop at the
         # door, hostile ids at the lookup: a light touch is enough there.
@@ -154,7 +155,7 @@ def test_no_url_answers_5xx_to_hostile_input(world, role):
             response = getattr(client, method)(path, data, **kwargs)
             count += 1
             if user is not None and method != "get" and "logout" in path:
-                client.force_login(user)
+                verified_login(client, user)
             if response.status_code >= 500:
                 exc = getattr(response, "exc_info", None)
                 failures.append(f"{method.upper()} {path[:120]} -> {response.status_code} "

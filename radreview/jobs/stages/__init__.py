@@ -38,7 +38,9 @@ class Stage:
     store: Callable[[Any, Any], None]
     own_roles: tuple[str, ...] = ()
     applies: Callable[[StudyInputs], bool] = _site_job  # site jobs are started, not planned
-    description: str = ""
+    description: str = ""  # what it does, for admins
+    # The step in plain words, for radiologists: their pages never show a stage's name.
+    label: str = ""
 
     @property
     def roles(self) -> tuple[str, ...]:
@@ -50,30 +52,39 @@ class Stage:
         return queue_for(self.roles)
 
 
-def _stage(name, module, roles, applies, description) -> Stage:
-    return Stage(name, module.load, module.compute, module.store, roles, applies, description)
+def _stage(name, module, roles, applies, description, label) -> Stage:
+    return Stage(name, module.load, module.compute, module.store, roles, applies, description,
+                 label)
 
 
 # The order of a study's stages. Generation comes before parsing (a drafted report is parsed
 # like an uploaded one); detectors come after parsing; the system combination comes last.
 STUDY_STAGES: tuple[Stage, ...] = (
-    _stage("ingest", ingest, (), lambda s: s.has_images, "Decode images and make previews"),
+    _stage("ingest", ingest, (), lambda s: s.has_images, "Decode images and make previews",
+           "Reading the images"),
     _stage("sample", sample, ("generator", "image_encoder"),
            lambda s: s.has_images and not s.has_samples and s.will_have_report,
-           "RadFlag: draft the candidate (when no report was uploaded) and the n samples"),
+           "RadFlag: draft the candidate (when no report was uploaded) and the n samples",
+           "Drafting reports from the images"),
     _stage("parse_report", report, (), lambda s: s.will_have_report,
-           "Split the report into sentences; find each sentence's findings"),
+           "Split the report into sentences; find each sentence's findings",
+           "Reading the report"),
     _stage("radflag", radflag, (), lambda s: (s.has_samples or s.has_images)
            and s.will_have_report,
-           "RadFlag: each sentence's support among the samples; sentence and report flags"),
+           "RadFlag: each sentence's support among the samples; sentence and report flags",
+           "Checking the report against the drafts"),
     _stage("audit", audit, ("text_embedder",), lambda s: s.will_have_report,
-           "Audit the report's text: three-stage correction, consistency judge, comparisons"),
+           "Audit the report's text: three-stage correction, consistency judge, comparisons",
+           "Checking the report"),
     _stage("vrag", vrag, (), lambda s: s.has_images and s.will_have_report,
-           "V-RAG: probe the report's findings against the most similar reference images"),
+           "V-RAG: probe the report's findings against the most similar reference images",
+           "Comparing with similar reference images"),
     _stage("rarrg", rarrg, (), lambda s: s.has_images and s.will_have_report,
-           "RA-RRG: key phrases of similar reference images; a draft; unsupported sentences"),
+           "RA-RRG: key phrases of similar reference images; a draft; unsupported sentences",
+           "Comparing with the reports of similar images"),
     _stage("combine", combine, ("text_embedder",), lambda s: s.will_have_report,
-           "Combine every detector's detections into the flags the radiologist reviews"),
+           "Combine every detector's detections into the flags the radiologist reviews",
+           "Gathering the flags for review"),
 )
 
 SITE_STAGES: tuple[Stage, ...] = (
@@ -89,6 +100,18 @@ SITE_STAGES: tuple[Stage, ...] = (
 )
 
 STAGES: dict[str, Stage] = {stage.name: stage for stage in STUDY_STAGES + SITE_STAGES}
+
+
+def label_of(name: str) -> str:
+    """A stage's plain name for a radiologist's page. A stage no longer declared (the jobs of
+    studies from an earlier version) has none of its own."""
+    stage = STAGES.get(name)
+    return stage.label if stage is not None and stage.label else "A processing step"
+
+
+def description_of(name: str) -> str:
+    stage = STAGES.get(name)
+    return stage.description if stage is not None else ""
 
 
 def plan(inputs: StudyInputs) -> list[Stage]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 from django import template
 from django.urls import reverse
 
+from radreview.jobs.stages import label_of
 from radreview.library import renders
 from radreview.library.models import ReferenceStudy, StudyRetrieval
 from radreview.studies.models import Report
@@ -11,6 +12,10 @@ from radreview.studies.models import Report
 register = template.Library()
 PRESET_PLACEHOLDER = "__preset__"
 EXCERPT_CHARS = 400
+# An image stage skips only when the image memory cannot serve; its reason names files and
+# commands, which are the admin's (the setup checklist's image memory step).
+SKIPPED_PLAIN = ("not done for this study: the site's library of reference images is not ready. "
+                 "Your administrator can set it up.")
 
 
 @register.inclusion_tag("library/_viewer.html")
@@ -28,17 +33,20 @@ def _excerpt(text: str) -> str:
     return text if len(text) <= EXCERPT_CHARS else text[:EXCERPT_CHARS] + "…"
 
 
-@register.inclusion_tag("library/_retrievals.html")
-def study_retrievals(study):
+@register.inclusion_tag("library/_retrievals.html", takes_context=True)
+def study_retrievals(context, study):
     """The neighbours the image stages retrieved, with their reports, thumbnails and
-    similarity, RA-RRG's key phrases and both drafts."""
+    similarity, RA-RRG's key phrases and both drafts; why a stage skipped (in plain words
+    for radiologists)."""
     # The page's study comes with its jobs and reports prefetched: a study that has not been
     # through an image stage costs no query here.
     image_jobs = [job for job in study.jobs.all() if job.state == "done"
                   and job.stage in (StudyRetrieval.Stage.VRAG, StudyRetrieval.Stage.RARRG)]
     if not image_jobs:
         return {"study": study}
-    skipped = [(StudyRetrieval.Stage(job.stage).label, job.result["skipped"])
+    for_admin = getattr(context.get("user"), "is_site_admin", False)
+    skipped = [f"{StudyRetrieval.Stage(job.stage).label} skipped: {job.result['skipped']}"
+               if for_admin else f"{label_of(job.stage)}: {SKIPPED_PLAIN}"
                for job in image_jobs if isinstance(job.result, dict) and job.result.get("skipped")]
     retrievals = {r.stage: r for r in StudyRetrieval.objects.filter(study=study)}
     drafts = {}

@@ -11,6 +11,7 @@ from radreview.calibration import services
 from radreview.calibration.models import Activation, Calibration
 from radreview.jobs import runner
 from radreview.jobs.models import Job
+from tests.support.two_factor import verified_login
 from workers.radflag.calibration import calibrate, prepare, read_lines
 
 from .helpers import CANDIDATE, SAMPLES, make_calibration, pre_scored_lines
@@ -60,7 +61,7 @@ def test_admin_nav_links_to_the_page(site_admin, radiologist):
     from django.test import Client
 
     admin, reader = Client(), Client()
-    admin.force_login(site_admin)
+    verified_login(admin, site_admin)
     reader.force_login(radiologist)
     assert 'href="/site/calibration/"' in admin.get("/").content.decode()
     assert 'href="/site/calibration/"' not in reader.get("/").content.decode()

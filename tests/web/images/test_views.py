@@ -5,10 +5,12 @@ from __future__ import annotations
 import hashlib
 import io
 import zipfile
+from html import unescape
 
 import numpy as np
 import pytest
 from django.core.files.base import ContentFile
+from django.test import Client
 from PIL import Image as PILImage
 
 from radreview.jobs.models import Job
@@ -19,6 +21,7 @@ from radreview.studies.models import Image, Report
 from radreview.studies.storage import media_path
 from tests import factories
 from tests.support import dicom_factory as dicom
+from tests.support.two_factor import verified_login
 from workers import imaging
 
 from .library_files import folder_per_study
@@ -225,7 +228,8 @@ def test_a_server_folder_import_and_a_rebuild_run_as_site_jobs(admin_client_, tm
         admin_client_.get(f"/site/library/jobs/{job.pk}/").content.decode()
 
 
-def test_image_stages_skip_and_say_why_when_the_memory_cannot_serve(radiologist_client):
+def test_image_stages_skip_and_say_why_when_the_memory_cannot_serve(radiologist_client,
+                                                                    site_admin):
     from radreview.jobs.stages import STAGES
     from workers.pipeline import RoleModels
 
@@ -241,9 +245,13 @@ def test_image_stages_skip_and_say_why_when_the_memory_cannot_serve(radiologist_
         Job.objects.filter(pk=job.pk).update(state=Job.State.DONE, result=recorded)
     assert not StudyRetrieval.objects.filter(study=study).exists()
     assert not Report.objects.filter(study=study, kind=Report.Kind.DRAFT).exists()
-    html = radiologist_client.get(f"/studies/{study.pk}/").content.decode()
+    html = verified_login(Client(), site_admin).get(f"/studies/{study.pk}/").content.decode()
     assert "V-RAG skipped: The image memory is empty" in html
     assert "RA-RRG skipped: The image memory is empty" in html
+    html = unescape(radiologist_client.get(f"/studies/{study.pk}/").content.decode())
+    assert ("Comparing with similar reference images: not done for this study: the site's "
+            "library of reference images is not ready") in html
+    assert "image memory" not in html and "manage.py" not in html
 
 
 def test_the_django_admin_lists_reference_images_and_links_the_library_page(admin_client_,

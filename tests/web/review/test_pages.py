@@ -309,9 +309,9 @@ def test_the_review_page_costs_a_fixed_number_of_queries(radiologist_client, rad
     services.undo_last(large, radiologist, version=Study.objects.get(pk=large.pk).review_version)
     for study in (small, large):
         # 13 reads (3 of them the review: the latest decisions, each sentence's latest, the
-        # state rows), whether the user viewed the study in this window, and the view's audit
-        # event (the first in the window).
-        with django_assert_max_num_queries(15):
+        # state rows), whether the user viewed the study in this window, the view's audit
+        # event (the first in the window) and the reader's presence (one upsert).
+        with django_assert_max_num_queries(16):
             response = radiologist_client.get(f"/studies/{study.pk}/")
         assert response.status_code == 200
     html = response.content.decode()

@@ -10,6 +10,7 @@ from radreview.review.memo import Memo
 from radreview.review.models import Detection
 from radreview.review.templatetags import review_tags
 from radreview.studies.models import Study
+from tests.support.two_factor import verified_login
 from tests.web.review import factories as rf
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -97,7 +98,7 @@ def test_a_flags_kept_evidence_is_kept_per_kind_of_reader(client, radiologist, s
     report_cache.clear()
     client.force_login(radiologist)
     assert 'class="use-suggestion"' in region(client, study)
-    client.force_login(site_admin)
+    verified_login(client, site_admin)
     shown = region(client, study)
     assert "Why it was flagged" in shown and 'class="use-suggestion"' not in shown
     client.force_login(radiologist)
@@ -109,8 +110,10 @@ def test_the_region_names_a_running_stage_until_the_study_is_reviewable(radiolog
     the running stage is named as on the worklist."""
     study = rf.make_review_study()
     Study.objects.filter(pk=study.pk).update(status=Study.Status.PROCESSING)
-    Job.objects.filter(study=study, stage="detect").update(state=Job.State.RUNNING, progress=0.4)
-    assert '<span class="stage">detect · 40%</span>' in region(radiologist_client, study)
+    Job.objects.filter(study=study, stage="parse_report").update(state=Job.State.RUNNING,
+                                                                 progress=0.4)
+    assert ('<span class="stage">Reading the report · 40%</span>'
+            in region(radiologist_client, study))
     Job.objects.filter(study=study).update(state=Job.State.DONE, progress=1.0)
     Study.objects.filter(pk=study.pk).update(status=Study.Status.READY)
     shown = region(radiologist_client, study)

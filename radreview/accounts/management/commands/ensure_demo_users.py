@@ -2,7 +2,9 @@
 
 Credentials come from RADREVIEW_DEMO_RADIOLOGIST / RADREVIEW_DEMO_ADMIN ("username:password")
 when set; otherwise passwords are generated on first run, kept (readable by the owner only) in
-the data folder and printed on every run so the person who started the app can log in.
+the data folder and printed on every run so the person who started the app can log in. The
+demo admin, like every local admin, sets up an authenticator app at the first sign-in unless
+RADREVIEW_ADMIN_TOTP_REQUIRED=0 (docs/security.md); the command says so while it has none.
 """
 import json
 import os
@@ -11,6 +13,7 @@ import secrets
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from radreview.accounts import two_factor
 from radreview.accounts.models import User
 
 DEMO_USERS = (
@@ -34,6 +37,10 @@ class Command(BaseCommand):
                 user.save()
             saved[default_name] = [username, password]
             self.stdout.write(f"  {role:<12} username: {username:<14} password: {password}")
+            if (settings.ADMIN_TOTP_REQUIRED and two_factor.applies_to(user)
+                    and two_factor.device_of(user) is None):
+                self.stdout.write(f"  {'':<12} the first sign-in sets up an authenticator app "
+                                  "(scan the QR code the page shows)")
         fd = os.open(store, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w") as handle:
             json.dump(saved, handle)
