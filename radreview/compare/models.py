@@ -10,6 +10,8 @@ with is the one that stands.
 """
 from django.db import models
 
+from workers.compare.categories import BY_KEY
+
 
 class DraftOrigin(models.Model):
     """The model that drafted a candidate report, recorded when the draft was made."""
@@ -76,6 +78,11 @@ class DraftError(models.Model):
 
     class Meta:
         ordering = ["comparison", "position"]
+
+    @property
+    def category_label(self) -> str:
+        category = BY_KEY.get(self.category)
+        return category.label if category else self.category
 
     def __str__(self) -> str:
         return f"{self.category}: {self.explanation}"

@@ -12,8 +12,9 @@ from datetime import date
 
 from .selectors import Row
 
-WIDTH, HEIGHT = 720, 320
+WIDTH, HEIGHT = 900, 320
 LEFT, RIGHT, TOP, BOTTOM = 52, 16, 16, 56
+INSET = 40  # the first and last week stand this far inside the axes, their labels whole
 COLORS = ("#1565c0", "#b00020", "#2e7d32", "#6a1b9a", "#e07000", "#00838f", "#5d4037")
 
 
@@ -71,7 +72,8 @@ def build(rows: list[Row]) -> Plot | None:
     def x(week: date) -> float:
         if len(weeks) == 1:
             return round(LEFT + plot_w / 2, 1)
-        return round(LEFT + plot_w * weeks.index(week) / (len(weeks) - 1), 1)
+        inner = plot_w - 2 * INSET
+        return round(LEFT + INSET + inner * weeks.index(week) / (len(weeks) - 1), 1)
 
     def y(value: float) -> float:
         return round(TOP + plot_h * (1.0 - min(value, y_top) / y_top), 1)
