@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import re
 from types import SimpleNamespace
 
@@ -184,3 +185,14 @@ def test_only_admins_see_the_page(radiologist_client, client):
 def test_an_empty_page_says_so(admin_client_):
     html = admin_client_.get("/site/drafting/?weeks=nonsense").content.decode()
     assert 'id="no-drafts"' in html and "last 26 weeks" in html
+
+
+def test_a_candidate_uploaded_from_an_outside_generator_keeps_its_name_without_a_version(
+        radiologist_client):
+    radiologist_client.post("/studies/upload/", {
+        "candidate_text": "FINDINGS: Heart size is normal. Small left pleural effusion.",
+        "samples_text": json.dumps([f"FINDINGS: Sample {i}." for i in range(10)]),
+        "generator_name": "vendor-cxr-2 v1.3"})
+    origin = DraftOrigin.objects.get()
+    assert (origin.model_name, origin.model_version) == ("vendor-cxr-2 v1.3", "")
+    assert origin.report.kind == Report.Kind.CANDIDATE
