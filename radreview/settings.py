@@ -164,6 +164,7 @@ INSTALLED_APPS = [
     "radreview.sitesetup",
     "radreview.media",
     "radreview.dictation",
+    "radreview.compare",
 ]
 
 MIDDLEWARE = [

@@ -15,6 +15,7 @@ urlpatterns = [
     path("accounts/", include("radreview.accounts.urls")),
     path("site/models/", include("radreview.modelroles.urls")),
     path("site/calibration/", include("radreview.calibration.urls")),
+    path("site/drafting/", include("radreview.compare.urls")),
     path("admin/login/", admin_login),
     path("admin/", admin.site.urls),
     path("api/", include("radreview.api.urls")),

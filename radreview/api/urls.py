@@ -13,4 +13,5 @@ urlpatterns = [
     path("", include("radreview.review.api")),
     path("dicomweb/", include("radreview.dicomnet.dicomweb.urls")),
     path("", include("radreview.dictation.api")),
+    path("", include("radreview.compare.api")),
 ]

@@ -12,6 +12,9 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET
 
 from radreview.accounts.permissions import require_site_admin
+from radreview.csv_cells import INCOMPLETE
+from radreview.csv_cells import Echo as _Echo
+from radreview.csv_cells import cell as _cell
 from radreview.studies.models import Study
 
 from . import selectors
@@ -52,20 +55,6 @@ def site_trail(request):
         "study": None, "filters": filters, "page": _page(request, selectors.events(filters)),
         "actions": selectors.actions(), "actors": selectors.actors(),
     })
-
-
-class _Echo:
-    def write(self, value):
-        return value
-
-
-def _cell(value) -> str:
-    """A CSV cell a spreadsheet will not run as a formula."""
-    text = "" if value is None else str(value)
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
-
-
-INCOMPLETE = "EXPORT INCOMPLETE: an error stopped it after {rows} of {total} rows; export again."
 
 
 def _rows(queryset, total: int):

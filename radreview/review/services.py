@@ -20,6 +20,7 @@ from django.db.models import Exists, F, Q
 
 from radreview.accounts.permissions import require_radiologist
 from radreview.audit.services import record_event, record_study_view
+from radreview.compare import services as drafting
 from radreview.dicomnet import delivery
 from radreview.errors import ServiceError
 from radreview.studies.models import Report, Sentence, Study
@@ -370,6 +371,7 @@ def sign(study: Study, user, *, version, password: str = "", attested: bool = Fa
         )
         Study.objects.filter(pk=study.pk).update(status=Study.Status.SIGNED)
         delivery.queue_for(signoff)
+        drafting.record_signoff(signoff)  # a model's draft: compared with this text
         record_event("report_signed", actor=user, study=study, detail={
             "version": number, "signoff": signoff.pk, "sha256": signoff.sha256,
             "decisions": len(state.effective_ids),

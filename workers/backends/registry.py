@@ -21,12 +21,14 @@ implementation from workers/nlp; from ``generator()``, the built-in retrieval ge
 """
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -270,6 +272,42 @@ def image_encoder() -> ImageEncoder:
 
 def extractor() -> Extractor:
     return get("extractor")
+
+
+# --- model versions --------------------------------------------------------------------------
+
+# The files of a local model folder that say which weights and settings it holds.
+_VERSION_FILES = ("config.json", "generation_config.json", "preprocessor_config.json")
+
+
+def _folder_fingerprint(folder: Path) -> str:
+    """12 hex digits over the folder's configuration files and the names and sizes of its
+    weight files: a retrained or replaced model gets another, a copy of the same one does not
+    (the weights themselves are too large to hash at every draft)."""
+    digest = hashlib.sha256()
+    for name in _VERSION_FILES:
+        path = folder / name
+        if path.is_file():
+            digest.update(name.encode() + b"\0" + path.read_bytes())
+    for path in sorted(folder.iterdir()):
+        if path.suffix in (".safetensors", ".bin", ".pt", ".gguf") and path.is_file():
+            digest.update(f"{path.name}\0{path.stat().st_size}\n".encode())
+    return digest.hexdigest()[:12]
+
+
+def spec_version(spec: BackendSpec) -> str:
+    """Which version of a model a backend setting serves: the setting as the status page shows
+    it (kind, folder or URL, options; "builtin" for the built-in default) and, for a model in a
+    local folder, a fingerprint of that folder."""
+    described = spec.describe()
+    if not spec.is_builtin and spec.kind != "openai" and spec.path.is_dir():
+        return f"{described} #{_folder_fingerprint(spec.path)}"
+    return described
+
+
+def version_of(role: str) -> str:
+    """The version of the model that serves ``role`` now, as stored with what it makes."""
+    return spec_version(spec_for(role))
 
 
 # --- status page -----------------------------------------------------------------------------

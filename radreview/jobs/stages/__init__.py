@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from radreview.calibration import stage as calibrate
+from radreview.compare import stage as compare_draft
 from radreview.dicomnet import pacs_import
 from radreview.library import text_stage as import_reference
 from radreview.modelroles import stage as probe_role
@@ -97,6 +98,8 @@ SITE_STAGES: tuple[Stage, ...] = (
     Stage(image_import.REBUILD_STAGE, image_import.rebuild_load, image_import.rebuild_compute,
           image_import.store),
     Stage(pacs_import.STAGE, pacs_import.load, pacs_import.compute, pacs_import.store),
+    Stage(compare_draft.COMPARE_STAGE, compare_draft.load, compare_draft.compute,
+          compare_draft.store),
 )
 
 STAGES: dict[str, Stage] = {stage.name: stage for stage in STUDY_STAGES + SITE_STAGES}

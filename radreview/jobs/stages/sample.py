@@ -1,15 +1,18 @@
 """Sample stage (RadFlag): the candidate report when none was uploaded, and the n samples.
 
 Each generated text is stored as a Report of kind candidate / sample with its temperature,
-its sample index and the generator's name as its source.
+its sample index and the generator's name as its source; the candidate's drafting model and its
+version are noted for the drafting-quality page (radreview/compare).
 """
 from __future__ import annotations
 
 from django.conf import settings
 
 from radreview.audit.services import record_event
+from radreview.compare import services as drafting
 from radreview.studies.models import Image, Report
 from radreview.studies.storage import original_path
+from workers.backends import registry
 from workers.radflag import stages
 
 
@@ -43,8 +46,11 @@ def store(job, result: stages.SampleResult) -> dict:
                      detail={"stage": "sample", "reason": result.skipped})
         return {"skipped": result.skipped}
     if result.candidate is not None:
-        Report.objects.create(study=study, kind=Report.Kind.CANDIDATE, text=result.candidate.text,
-                              source=result.source[:200], temperature=result.candidate.temperature)
+        candidate = Report.objects.create(
+            study=study, kind=Report.Kind.CANDIDATE, text=result.candidate.text,
+            source=result.source[:200], temperature=result.candidate.temperature)
+        # the version as this worker loaded it: the settings may change before it is signed
+        drafting.note_draft(candidate, result.source, registry.version_of("generator"))
     Report.objects.bulk_create(
         Report(study=study, kind=Report.Kind.SAMPLE, text=sample.text, source=result.source[:200],
                temperature=sample.temperature, sample_index=sample.sample_index)

@@ -21,6 +21,7 @@ from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
 
 from radreview.audit.services import record_event
+from radreview.compare import services as drafting
 from radreview.dictation import waiting as waiting_reports
 from radreview.errors import ServiceError
 from radreview.jobs import services as jobs
@@ -533,9 +534,11 @@ def _create_study(user, images: list[_CheckedImage], report_text: str, request: 
         if waiting is not None:
             waiting_reports.attached(waiting, study, report)
     if external is not None:
-        Report.objects.create(study=study, kind=Report.Kind.CANDIDATE, text=external.candidate,
-                              source=external.source, temperature=external.candidate_temperature,
-                              created_by=user)
+        candidate = Report.objects.create(
+            study=study, kind=Report.Kind.CANDIDATE, text=external.candidate,
+            source=external.source, temperature=external.candidate_temperature, created_by=user)
+        # made elsewhere: the version is whatever its name says ("maira-2 v1.3")
+        drafting.note_draft(candidate, external.source, "")
         Report.objects.bulk_create(
             Report(study=study, kind=Report.Kind.SAMPLE, text=text, source=external.source,
                    temperature=external.sample_temperature, sample_index=number, created_by=user)
