@@ -110,8 +110,8 @@ class RarrgEvidence:
 class ContradictionEvidence:
     """Contradicting sentences: the other sentence of the pair and which side is doubted."""
 
-    kind: Literal["heart_size", "global_normal", "presence", "side", "severity"] = doc(
-        "what the two sentences disagree on", "presence")
+    kind: Literal["heart_size", "global_normal", "presence", "side", "severity", "count",
+                  "temporal", "device"] = doc("what the two sentences disagree on", "presence")
     observation: str = doc("the finding this sentence's claim is about", "")
     other_sentence_index: int = doc("index of the other sentence of the pair", 0)
     other_sentence: str = doc("the other sentence, as written", "")
@@ -123,4 +123,9 @@ class ContradictionEvidence:
     reason: str = doc("why that side is doubted", "")
     suggestion_reason: str | None = doc(
         "why the suggestion goes this way (a doubted normal impression aligned with the "
-        "finding); None without a suggestion")
+        "finding), or why none is made (two statements of what is there); None otherwise")
+    readings: list[dict] = doc(
+        "when two statements of what is there disagree and the text cannot say which is "
+        "right: both readings (choice keep/other, sentence, text, label), neither made "
+        "automatically", factory=list)
+
