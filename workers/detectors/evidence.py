@@ -129,3 +129,22 @@ class ContradictionEvidence:
         "right: both readings (choice keep/other, sentence, text, label), neither made "
         "automatically", factory=list)
 
+
+@dataclass(frozen=True)
+class PriorEvidence:
+    """Comparison with the prior report: the claim, the check and the prior sentence."""
+
+    check: Literal["new_but_prior", "unchanged_but_absent", "resolved_but_never", "direction",
+                   "comparison_none", "prior_not_addressed"] = doc(
+        "what the prior report does not bear out", "new_but_prior")
+    observation: str | None = doc("the finding the claim is about (None: the comparison line)")
+    claim: str = doc("the words of this sentence that make the claim", "")
+    prior_sentence_index: int | None = doc(
+        "index of the prior report's sentence the doubt rests on (None: the prior never names "
+        "the finding)")
+    prior_sentence: str | None = doc("that sentence, as written")
+    prior_claim: str = doc("the words of the prior sentence that speak of the finding", "")
+    prior_date: str | None = doc("the prior study's date, as given")
+    date: str | None = doc("this study's date, as given")
+    detail: str = doc("why this sentence is doubted, in words", "")
+    suggestion_reason: str = doc("why the suggestion goes this way, or why none is made", "")

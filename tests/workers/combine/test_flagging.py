@@ -146,3 +146,18 @@ def test_any_detector_whose_spec_reads_a_guarantee_is_never_hidden():
     assert result.detection.confidence < 0.3
     assert result.flagged and result.detection.evidence["flagged_by"] == ["calibrated_toy"]
     assert [g["text"] for g in result.detection.evidence["calibrated_flags"]] == ["α = 0.1"]
+
+
+def test_the_omission_rule_spares_a_detector_whose_flags_are_omissions_by_design():
+    # issue 31: a prior finding dropped without a word is the prior checks' finding, not an
+    # explanation that only misses a detail; the same words from another detector are removed
+    words = "Leaves out nodule: the prior report states it."
+    rule = FilterRule("Explanation describes an omission", "omission")
+    for detector, kept in (("prior", True), ("judge", False)):
+        flag = Detection(1, 22, 34, detector, words, Harm.MEDIUM, 0.9, evidence={})
+        results = combine([DetectorOutput(detector, [flag], single_purpose=True)],
+                          config([rule], **{detector: 1}), lambda texts: embed(
+                              ["other"] * len(texts)), SENTENCES)
+        result = only(results)
+        assert result.flagged is kept
+        assert (result.detection.evidence["filtered_by"] is None) is kept
