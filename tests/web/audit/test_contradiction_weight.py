@@ -12,4 +12,7 @@ def test_the_migration_seeds_the_contradiction_weight_folded_last():
     assert [name for name, _ in rows[:-1]] == ["correction", "judge", "comparative", "radflag",
                                                "vrag", "rarrg"]
     config = combination_config()
-    assert config.order[-1] == "contradiction" and config.weight("contradiction") == 4.0
+    # the prior report checks (issue 31), declared after it, fold after it at their spec's
+    # weight (no row of their own)
+    assert config.order[-2:] == ("contradiction", "prior")
+    assert config.weight("contradiction") == 4.0 and config.weight("prior") == 4.0
