@@ -88,6 +88,11 @@ def test_the_rules_name_concepts_at_all():
     assert "normal heart size" in _named_in_frozensets(ROOT / RULE_MODULES[1])
 
 
+def test_rule_constants_are_nodes():
+    for name in (*statements.COUNTED, statements.AIRSPACE_OPACITY, *statement_rules._MANY):
+        assert name in HIERARCHY.nodes, name
+
+
 def test_relations_read_as_a_radiologist_would():
     assert is_a("mass", "lesion") and is_a("consolidation", "airspace opacity")
     assert overlapping("nodule", "mass") and not overlapping("cardiomegaly",

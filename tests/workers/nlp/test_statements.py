@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from workers.nlp.sections import parse_report
 from workers.nlp.statements import (
     AIRSPACE_OPACITY,
     BETTER,
@@ -17,7 +18,6 @@ from workers.nlp.statements import (
     denies_comparison,
     statements,
 )
-from workers.nlp.sections import parse_report
 
 
 def one(text: str, concept: str | None = None):
