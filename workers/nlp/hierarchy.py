@@ -16,8 +16,8 @@ from functools import lru_cache
 from pathlib import Path
 
 HIERARCHY_FILE = Path(__file__).with_name("rules") / "hierarchy.tsv"
-RELATIONS = ("finding", "is_a", "similar", "loose", "reading", "summary", "follow_up", "addressed_by",
-             "device_kind", "place", "written", "expected_at", "wrong_at", "near")
+RELATIONS = ("finding", "is_a", "similar", "loose", "reading", "summary", "follow_up",
+             "addressed_by", "device_kind", "place", "written", "expected_at", "wrong_at", "near")
 
 
 class HierarchyError(ValueError):
