@@ -36,6 +36,7 @@ from workers.nlp.statements import (
     GONE,
     MANY,
     NEW,
+    OLD,
     PERSISTS,
     UNCHANGED,
     WORSE,
@@ -73,11 +74,11 @@ _MANY = frozenset({"nodule", "granuloma", "calcification", "calcified lymph node
 # What grades of one finding are compared: not a finding of which there are several.
 _NOT_GRADED = _MANY - {"atelectasis", "opacity", "airspace opacity"}
 # changes that exclude each other, either way round
-_EXCLUDING = {frozenset((NEW, UNCHANGED)), frozenset((NEW, PERSISTS)),
+_EXCLUDING = {frozenset((NEW, UNCHANGED)), frozenset((NEW, PERSISTS)), frozenset((NEW, OLD)),
               frozenset((BETTER, WORSE)), frozenset((UNCHANGED, BETTER)),
               frozenset((UNCHANGED, WORSE))}
 _CHANGE_WORDS = {NEW: "new", UNCHANGED: "unchanged", PERSISTS: "still there", BETTER: "better",
-                 WORSE: "worse", GONE: "gone"}
+                 WORSE: "worse", GONE: "gone", OLD: "old"}
 
 
 def _image(ctx: ReportContext) -> list[Statement]:
@@ -120,8 +121,8 @@ def hierarchy_presence(ctx: ReportContext) -> list[Contradiction]:
     stated = _stated(ctx)
     out = []
     for d in _image(ctx):
-        if d.status != ABSENT or not d.committed or d.temporal is not None:
-            continue
+        if d.status != ABSENT or not d.committed or d.temporal in (NEW, WORSE, BETTER, GONE):
+            continue  # "no new consolidation" denies a change, not the finding
         text_d = _text(ctx, d)
         named = {f.observation for f in ctx.findings.get(d.sentence, []) if not f.implied}
         for p in stated:
@@ -130,8 +131,10 @@ def hierarchy_presence(ctx: ReportContext) -> list[Contradiction]:
             if d.summary:
                 if d.concept in _OWN_RULE or not contradicts(d.concept, p.concept):
                     continue
-                if not _sided_like(ctx, d, p) or _outside_lungs(p):
+                if not _sided_like(ctx, d, p) or _outside_lungs(p) or not places_overlap(d, p):
                     continue
+                if "acute" in d.concept and p.location in _PARTLY_SHOWN:
+                    continue  # a shoulder or the abdomen at the film's edge
                 if guards.exception_leaves_room(text_d, named, p.finding.observation,
                                                 overlapping):
                     continue
@@ -161,6 +164,8 @@ def hierarchy_presence(ctx: ReportContext) -> list[Contradiction]:
     return out
 
 
+# regions a chest film shows only in part: "no acute abnormality of the chest" is not about them
+_PARTLY_SHOWN = frozenset({"shoulder", "neck", "abdomen", "breast", "axilla"})
 # summaries another rule compares (heart_size: its own guards for a heart at the upper limit)
 _OWN_RULE = frozenset({"normal heart size"})
 
@@ -262,16 +267,17 @@ def _apart(a: tuple[float, float], b: tuple[float, float]) -> bool:
 
 def _sizes_apart(a: float, b: float) -> bool:
     """Two measured sizes of one thing that no rounding explains: half as large again and at
-    least 5 mm apart."""
+    least 3 mm apart."""
     small, large = min(a, b), max(a, b)
-    return large >= 1.5 * small and large - small >= 5
+    return large >= 1.5 * small and large - small >= 3
 
 
 def grades(ctx: ReportContext) -> list[Contradiction]:
     """One finding (same side, same region) graded two steps apart in two sentences, or one
     lesion measured at two sizes, neither sentence speaking of a change."""
     sections = _sections(ctx)
-    stated = [s for s in _stated(ctx) if s.temporal not in (BETTER, WORSE, NEW)]
+    # a sentence of a change may give the grade before it ("decreased from moderate to small")
+    stated = [s for s in _stated(ctx) if s.temporal not in (BETTER, WORSE)]
     out = []
     for n, a in enumerate(stated):
         for b in stated[n + 1:]:
@@ -312,6 +318,9 @@ def _the_one_lesion(ctx: ReportContext, a: Statement, b: Statement) -> bool:
 
 # ---- count ---------------------------------------------------------------------------------------
 
+_ONE_ARTICLE_RE = re.compile(r"(?:there is |there was )?an? ", re.IGNORECASE)
+
+
 def counts(ctx: ReportContext) -> list[Contradiction]:
     """One against several of a finding a report counts: "Solitary ... nodule" against "two
     nodules", "Single acute right rib fracture" against fractures of three ribs."""
@@ -324,8 +333,10 @@ def counts(ctx: ReportContext) -> list[Contradiction]:
                 continue
             if not (sides_overlap(a, b) and places_overlap(a, b)):
                 continue
-            one_many = any(x.count == 1 and x.count_said and y.count >= 2
-                           for x, y in ((a, b), (b, a)))
+            # "single" against two or more; "a" against a number said ("two", "multiple")
+            one_many = any(x.count == 1 and y.count >= 2 and (
+                x.count_said or (_ONE_ARTICLE_RE.match(x.phrase) and y.count_said))
+                for x, y in ((a, b), (b, a)))
             numbers = a.count_said and b.count_said and MANY not in (a.count, b.count) \
                 and a.count != b.count and min(a.count, b.count) >= 2
             if one_many or numbers:

@@ -196,9 +196,11 @@ def contradicting(summary: str) -> frozenset[str]:
 
 
 def contradicts(summary: str, concept: str) -> bool:
-    """A stated ``concept`` contradicts the normal statement ``summary``."""
+    """A stated ``concept`` contradicts the normal statement ``summary``: it is one of the
+    summary's findings or a narrower finding of one (not through a loose word: a big heart is
+    no widened mediastinum)."""
     members = contradicting(summary)
-    return concept in members or bool(broader(concept) & members)
+    return concept in members or bool({b for b in broader(concept) if not loose(b)} & members)
 
 
 def needs_follow_up(concept: str) -> bool:

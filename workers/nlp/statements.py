@@ -52,17 +52,29 @@ from workers.nlp.vocabulary import (
 )
 
 # ---- temporal change -------------------------------------------------------------------------
+OLD = "old"              # there long before: healed, chronic, remote (no claim of the prior)
 NEW = "new"              # was not there before
 UNCHANGED = "unchanged"  # there before, the same now
 PERSISTS = "persists"    # there before, still there (may have changed)
 BETTER = "better"        # there before, less now
 WORSE = "worse"          # there before, more now
 GONE = "gone"            # there before, not now (resolved, removed)
-TEMPORAL = (NEW, UNCHANGED, PERSISTS, BETTER, WORSE, GONE)
+TEMPORAL = (NEW, UNCHANGED, PERSISTS, BETTER, WORSE, GONE, OLD)
 # the comparison cue of workers.nlp (vocabulary.comparison_cue) as a change
 _CHANGE_OF_CUE = {"new": NEW, "unchanged": UNCHANGED, "stable": UNCHANGED, "again": PERSISTS,
                   "persistent": PERSISTS, "improved": BETTER, "decreased": BETTER,
                   "worsened": WORSE, "increased": WORSE, "resolved": GONE}
+# changes the engine's cue does not name: a finding that developed or appeared is new, one
+# larger is worse, one nearly resolved is better (not gone)
+_MORE_CHANGES = ((re.compile(r"\b(?:near(?:ly)?|almost|partial(?:ly)?|partly|largely|mostly|"
+                             r"incomplete(?:ly)?)\s+(?:resol\w+|clear\w*)", re.IGNORECASE),
+                  BETTER),
+                 (re.compile(r"\b(?:development|developed|appeared|newly|interval appearance)\b",
+                             re.IGNORECASE), NEW),
+                 (re.compile(r"\blarger\b", re.IGNORECASE), WORSE))
+# a finding of long standing: no change since the prior is claimed, only that it is not new
+_OLD_RE = re.compile(r"\b(?:old|healed|chronic|remote|long-?standing|sequelae?)\b",
+                     re.IGNORECASE)
 # taking a tube out is its "resolution"
 _REMOVED_RE = re.compile(r"\b(?:remov(?:ed|al)|extubat\w*|decannulat\w*|discontinued)\b",
                          re.IGNORECASE)
@@ -152,8 +164,9 @@ REVISION_RE = re.compile(r"\b(?:after (?:further|additional) review|on (?:furthe
 
 # an opacity of the airspaces (the hierarchy's "airspace opacity": it makes the lungs not clear)
 _AIRSPACE_RE = re.compile(r"\b(?:air[- ]?space|alveolar|confluent|diffuse|widespread|"
-                          r"multifocal|extensive)\b", re.IGNORECASE)
+                          r"multifocal|extensive|ground[- ]glass)\b", re.IGNORECASE)
 AIRSPACE_OPACITY = "airspace opacity"
+LOBAR_COLLAPSE = "lobar collapse"
 # an opacity the sentence explains ("opacity likely atelectasis", "related to overlying soft
 # tissue") stays a description
 _EXPLAINED_RE = re.compile(r"\b(?:reflect\w*|represent\w*|relat\w* to|consistent with|"
@@ -165,6 +178,7 @@ _NOT_AIRSPACE_RE = re.compile(r"\b(?:linear|streaky|strand\w*|band-?like|bands?|
                               r"discoid|reticul\w*|interstitial|nodular|calcifi\w*|"
                               r"subsegmental|scar\w*|fibro\w*|density|densities|"
                               r"increased|prominent)\b", re.IGNORECASE)
+_PLEURAL_ABNORMALITY_RE = re.compile(r"pleural abnormalit(?:y|ies)", re.IGNORECASE)
 # places on one side only: the lingula and the heart's shadow are left, the middle lobe right
 _SIDE_OF_PLACE = {"lingula": "left", "retrocardiac": "left", "middle lobe": "right"}
 # the normal statements' phrases (findings' implied cue) -> the summary they are
@@ -330,10 +344,15 @@ _DESCRIBED_BY_DEGREE = frozenset({"interstitial markings", "hyperinflation", "em
 def _temporal(clause: str, sentence_change: str | None, finding: Finding,
               timed: bool) -> str | None:
     timed = timed and finding.observation not in _DESCRIBED_BY_DEGREE
+    for words, change in _MORE_CHANGES:
+        if words.search(clause):
+            return change
     own = _CHANGE_OF_CUE.get(comparison_cue(clause.lower(), timed or None) or "")
     if own is None and CONCEPT_BY_NAME[finding.observation].device \
             and _REMOVED_RE.search(clause):
         return GONE
+    if own is None and sentence_change is None and _OLD_RE.search(clause):
+        return OLD
     return own or sentence_change
 
 
@@ -386,7 +405,11 @@ def _device_position(finding: Finding, window: str, sentence: str
 
 def _refined(finding: Finding, clause: str, sentence: str) -> str:
     """The statement's node: an opacity the sentence neither explains nor describes as a line,
-    a band, a network or a nodule is an airspace opacity."""
+    a band, a network or a nodule is an airspace opacity; atelectasis of a whole lobe is a
+    lobar collapse."""
+    if finding.observation == "atelectasis" and _grade(finding, clause) == (3, 3) \
+            and finding.severity is None:
+        return LOBAR_COLLAPSE
     if finding.observation == "opacity" and not _EXPLAINED_RE.search(sentence) \
             and not _NOT_AIRSPACE_RE.search(clause) and finding.location not in NON_LUNG_SITES \
             and (_AIRSPACE_RE.search(clause) or finding.location is not None
@@ -409,10 +432,11 @@ def _side(finding: Finding, before: str) -> str | None:
 
 
 def _told(finding: Finding, sentence_text: str) -> bool:
-    """No hedge (a denial may weigh another finding), no revision, not the patient's
-    history."""
-    if hedged(sentence_text) and finding.status != ABSENT:
-        return False
+    """Not hedged itself (the one negation's reading of the mention, which names the cue of a
+    probable finding: in "spiculated mass, suspicious for malignancy" the doubt is the
+    malignancy's, the mass is stated), no revision, not the patient's history."""
+    if finding.status == UNCERTAIN or (finding.status == PRESENT and finding.cue):
+        return False  # possible, or only likely ("likely represents a small effusion")
     return not (revision(sentence_text) or speaks_of_patient_history(sentence_text))
 
 
@@ -467,6 +491,10 @@ def _statements(parsed: ParsedReport) -> tuple[Statement, ...]:
                     summaries[name] = f
                 continue
             rel = (f.start - sentence.start, f.end - sentence.start)
+            if f.status == ABSENT and _PLEURAL_ABNORMALITY_RE.fullmatch(f.text):
+                # "no pleural abnormality" says the pleural spaces are clear
+                summaries.setdefault("clear pleural spaces", f)
+                continue
             c_start, c_end = clause_span(lower, *rel)
             clause = text[c_start:c_end]
             following = [a for a, _ in mentions if a >= rel[1]]
@@ -497,7 +525,7 @@ def _statements(parsed: ParsedReport) -> tuple[Statement, ...]:
                 status=ABSENT, summary=True,
                 committed=not (hedged(text) or revision(text)),
                 told=not (hedged(text) or revision(text)), of_prior=False,
-                laterality=f.laterality, location=None, grade=None, size_mm=None,
+                laterality=f.laterality, location=f.location, grade=None, size_mm=None,
                 count=None, count_said=False, temporal=change, place=None, distance_cm=None,
                 position=None, words=text.rstrip(". "), start=sentence.start,
                 end=sentence.end, finding=f))
@@ -593,6 +621,9 @@ def sides_overlap(a: Statement, b: Statement) -> bool:
 def same_finding(a: Statement, b: Statement) -> bool:
     """The same finding, one narrower than the other or close (the hierarchy), or two readings
     of one thing at one place ("left lower lobe opacity" and "left lower lobe pneumonia")."""
+    if a.concept == b.concept and a.concept in HIERARCHY.loose:
+        # two "opacities" are one only at one place
+        return a.location is not None and region(a.location) == region(b.location)
     if overlapping(a.concept, b.concept):
         return True
     return (readings_of_one(a.concept, b.concept)
@@ -611,7 +642,8 @@ def statements(report: str | ParsedReport) -> tuple[Statement, ...]:
     return _cached(text)
 
 
-__all__ = ["AIRSPACE_OPACITY", "BETTER", "COUNTED", "GONE", "MANY", "NEW", "NO_ACUTE_ABNORMALITY",
+__all__ = ["AIRSPACE_OPACITY", "BETTER", "COUNTED", "GONE", "LOBAR_COLLAPSE", "MANY", "NEW",
+           "NO_ACUTE_ABNORMALITY", "OLD",
            "PERSISTS", "PRESENT", "REVISION_RE", "Statement", "TEMPORAL", "UNCHANGED", "WORSE",
            "places_overlap", "plural", "region", "revision", "same_finding", "sides_overlap",
            "stated_as_prior", "statements", "summary_name"]

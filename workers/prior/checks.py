@@ -178,7 +178,9 @@ def find_issues(ctx: ReportContext) -> list[Issue]:
     if not _usable(ctx):
         return []
     current, prior = _image(ctx.parsed), _image(ctx.prior)
-    prior_all = list(statements(ctx.prior))
+    # the prior's indication or history may name a tube placed ("s/p chest tube placement"),
+    # not a question ("evaluate for pneumonia")
+    prior_all = [s for s in statements(ctx.prior) if s.image or (s.told and s.status == PRESENT)]
     issues = comparison_claims(ctx)
     for c in current:
         if c.summary or c.temporal is None or not c.committed:
@@ -234,10 +236,10 @@ def _not_there(ctx: ReportContext, check: str, c: Statement, prior: list[Stateme
 
 def _addresses(s: Statement, p: Statement) -> bool:
     """A current statement that speaks of the prior finding ``p``: names it, whatever it says
-    of it, or is a normal statement of its place the hierarchy says it contradicts ("The
-    pleural spaces are clear."; not a global "no acute process")."""
+    of it, or calls the pleural spaces clear (a pleural finding's own summary); "the lungs are
+    clear" or "no acute process" says nothing of a nodule, a mass or a line."""
     if s.summary:
-        return "acute" not in s.concept and contradicts(s.concept, p.concept)
+        return s.concept == "clear pleural spaces" and contradicts(s.concept, p.concept)
     return _one(s, p)
 
 
@@ -254,8 +256,9 @@ def not_addressed(ctx: ReportContext, current: list[Statement], prior: list[Stat
     text = " ".join(s.text.lower() for s in image)
     out, seen = [], set()
     for p in prior:
-        if p.summary or p.now not in (PRESENT, UNCERTAIN) or not p.committed:
-            continue
+        if p.summary or p.now not in (PRESENT, UNCERTAIN) or p.of_prior \
+                or not (p.told or p.status == UNCERTAIN):
+            continue  # (a possible pneumothorax is followed too)
         concept = p.finding.observation
         follow = any(needs_follow_up(b) for b in {p.concept} | broader(p.concept))
         if not follow or (concept, p.laterality) in seen:

@@ -203,3 +203,43 @@ def test_device_tip_at_two_places():
 ])
 def test_devices_that_agree(text):
     assert find_contradictions(ReportContext(text)) == []
+
+
+@pytest.mark.parametrize("text, kind", [
+    ("FINDINGS: The mediastinum is widened.\nIMPRESSION: The mediastinum is normal.",
+     "presence"),
+    ("FINDINGS: Small left pleural effusion.\nIMPRESSION: No pleural abnormality.", "presence"),
+    ("FINDINGS: There is complete collapse of the left lower lobe.\nIMPRESSION: Lungs are "
+     "clear.", "presence"),
+    ("FINDINGS: Acute bony abnormality is absent. There is an acute displaced fracture of the "
+     "left clavicle.\nIMPRESSION: No acute osseous abnormality.", "global_normal"),
+    ("FINDINGS: New fracture of the right sixth rib.\nIMPRESSION: Old healed right sixth rib "
+     "fracture.", "temporal"),
+    ("FINDINGS: There are two nodules in the left upper lobe.\nIMPRESSION: A left upper lobe "
+     "nodule.", "count"),
+    ("FINDINGS: New large left pleural effusion.\nIMPRESSION: Small left pleural effusion.",
+     "severity"),
+])
+def test_more_wordings_of_each_kind(text, kind):
+    assert kind in {c.kind for c in find_contradictions(ReportContext(text))}
+
+
+@pytest.mark.parametrize("text", [
+    "FINDINGS: Mild cardiomegaly.\nIMPRESSION: The mediastinum is normal.",
+    "FINDINGS: There is a nodule in the left upper lobe.\nIMPRESSION: Left upper lobe nodules.",
+    "FINDINGS: Nearly resolved right pleural effusion.\nIMPRESSION: Trace residual right pleural "
+    "effusion.",
+])
+def test_more_look_alikes(text):
+    assert find_contradictions(ReportContext(text)) == []
+
+
+def test_a_doubt_about_the_diagnosis_leaves_the_finding_stated():
+    # the hedge is the malignancy's; the mass is there, and the impression denies a lesion
+    text = ("FINDINGS: There is a 2.5 cm spiculated mass in the left upper lobe, suspicious for "
+            "malignancy.\nIMPRESSION: No focal lung lesion.")
+    assert pair(text).kind == "presence"
+    # a finding only likely is no side of a pair
+    assert find_contradictions(ReportContext(
+        "FINDINGS: Findings likely represent a small left pleural effusion.\n"
+        "IMPRESSION: No pleural abnormality.")) == []

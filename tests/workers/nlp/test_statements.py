@@ -11,6 +11,7 @@ from workers.nlp.statements import (
     GONE,
     MANY,
     NEW,
+    OLD,
     PERSISTS,
     UNCHANGED,
     WORSE,
@@ -93,6 +94,25 @@ def test_temporal_change(text, change):
     assert statements(text)[0].temporal == change
 
 
+@pytest.mark.parametrize("text, change", [
+    ("Interval development of a small left pleural effusion.", NEW),
+    ("Nearly resolved left pleural effusion.", BETTER),
+    ("There has been interval near resolution of a large right pleural effusion.", BETTER),
+    ("Slightly larger right pleural effusion since ___.", WORSE),
+    ("Old healed right rib fractures.", OLD),
+    # "appearance of" is how something looks
+    ("Appearance of chronic obstructive pulmonary disease.", OLD),
+])
+def test_changes_the_engines_cue_does_not_name(text, change):
+    assert statements(text)[0].temporal == change
+
+
+def test_a_whole_lobe_collapsed_and_a_pleural_abnormality_denied():
+    assert one("There is complete collapse of the left lower lobe.").concept == "lobar collapse"
+    (s,) = statements("No pleural abnormality.")
+    assert s.summary and s.concept == "clear pleural spaces"
+
+
 def test_a_finding_said_not_to_be_on_the_prior_is_new_not_denied():
     s = one("There is a new right lower lobe opacity, not present on the prior examination.")
     assert s.status == "present" and s.temporal == NEW
@@ -172,3 +192,10 @@ def test_whether_a_report_compares():
     assert compares(parse_report("COMPARISON: ___\nFINDINGS: Stable cardiomegaly."))
     assert not compares(parse_report("COMPARISON: None.\nFINDINGS: Mild cardiomegaly."))
     assert not compares(parse_report("FINDINGS: Mild cardiomegaly."))
+
+
+def test_a_doubt_about_another_finding_leaves_this_one_committed():
+    mass, malignancy = statements("Spiculated mass in the left upper lobe, suspicious for "
+                                  "malignancy.")
+    assert mass.committed and not malignancy.committed
+    assert not one("Findings likely represent a small left pleural effusion.").committed
