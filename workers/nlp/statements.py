@@ -431,12 +431,15 @@ def _side(finding: Finding, before: str) -> str | None:
     return finding.laterality
 
 
-def _told(finding: Finding, sentence_text: str) -> bool:
+def _told(finding: Finding, sentence_text: str, sentence_start: int) -> bool:
     """Not hedged itself (the one negation's reading of the mention, which names the cue of a
-    probable finding: in "spiculated mass, suspicious for malignancy" the doubt is the
-    malignancy's, the mass is stated), no revision, not the patient's history."""
+    probable finding), nor by a doubt before it in its sentence (``hedges.hedged``): in
+    "spiculated mass, suspicious for malignancy" the doubt is the malignancy's, the mass is
+    stated; no revision, not the patient's history."""
     if finding.status == UNCERTAIN or (finding.status == PRESENT and finding.cue):
         return False  # possible, or only likely ("likely represents a small effusion")
+    if finding.status == PRESENT and hedged(sentence_text[:finding.start - sentence_start]):
+        return False  # a doubt before it reaches it ("opacity to suggest a pneumonia")
     return not (revision(sentence_text) or speaks_of_patient_history(sentence_text))
 
 
@@ -502,7 +505,7 @@ def _statements(parsed: ParsedReport) -> tuple[Statement, ...]:
             window = text[c_start:max(w_end, c_end)]
             after = text[rel[1]:w_end]
             count, said = _count(f, text[c_start:rel[0]], window)
-            told = _told(f, text)
+            told = _told(f, text, sentence.start)
             of_prior = _of_prior(f, text, sentence.start)
             place = distance = position = None
             kinds: frozenset[str] = frozenset()

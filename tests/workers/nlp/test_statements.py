@@ -199,3 +199,6 @@ def test_a_doubt_about_another_finding_leaves_this_one_committed():
                                   "malignancy.")
     assert mass.committed and not malignancy.committed
     assert not one("Findings likely represent a small left pleural effusion.").committed
+    # a doubt before the mention reaches it, whatever the engine's cue says
+    opacity, pneumonia = statements("There is focal air space opacity to suggest a pneumonia.")
+    assert not pneumonia.committed
