@@ -21,9 +21,10 @@ from typing import Any
 
 from workers.combine.benchmark import shipped as shipped_benchmark
 from workers.combine.calibrated import guarantee_of
-from workers.combine.config import CombinationConfig
+from workers.combine.config import OMISSION, CombinationConfig
 from workers.combine.fold import Combined, DetectorOutput
 from workers.combine.rules import first_match
+from workers.detectors import DETECTORS
 from workers.types import Detection, Harm
 
 
@@ -41,6 +42,8 @@ def decide(detection: Detection, members: list[Detection], config: CombinationCo
     calibration = config.calibration
     by_score = calibration.flags(score) if calibration else score >= config.flag_threshold
     rule = first_match(config.rules, detection, sentence)
+    if rule is not None and rule.kind == OMISSION and _omission_is_the_finding(detection, members):
+        rule = None
     standing, removed = [], []
     for member in members:
         guarantee = guarantee_of(member)
@@ -72,6 +75,18 @@ def decide(detection: Detection, members: list[Detection], config: CombinationCo
         **harm_source(members),
     }
     return FlagDecision(bool(flagged_by), evidence["filtered_by"], evidence)
+
+
+def _omission_is_the_finding(detection: Detection, members: list[Detection]) -> bool:
+    """The combination speaks with the words of a detector whose flags are omissions by design
+    (``DetectorSpec.flags_omissions``: a prior finding dropped without a word): the omission
+    rule, written for explanations that only miss a detail, does not apply to it."""
+    for member in members:
+        spec = DETECTORS.get(member.detector)
+        if spec is not None and spec.flags_omissions \
+                and member.explanation == detection.explanation:
+            return True
+    return False
 
 
 def harm_source(members: list[Detection]) -> dict[str, Any]:

@@ -16,7 +16,13 @@ GLOBAL_NORMAL = "global_normal"
 PRESENCE = "presence"
 SIDE = "side"
 SEVERITY = "severity"
-KINDS = (HEART_SIZE, GLOBAL_NORMAL, PRESENCE, SIDE, SEVERITY)
+COUNT = "count"
+TEMPORAL = "temporal"
+DEVICE = "device"
+KINDS = (HEART_SIZE, GLOBAL_NORMAL, PRESENCE, SIDE, SEVERITY, COUNT, TEMPORAL, DEVICE)
+#: Two statements of what is there (no normal side): the text cannot say which is right, so
+#: neither is corrected automatically; the suggestion names both readings.
+BETWEEN_FINDINGS = frozenset({SIDE, SEVERITY, COUNT, TEMPORAL, DEVICE})
 
 # With text alone the normal or summary statement is the one doubted: accepting a fix of the
 # detailed positive finding would delete a finding the radiologist described to agree with a
@@ -86,13 +92,14 @@ class Contradiction:
         return self.second if sentence == self.first.sentence else self.first
 
 
-def pair(kind: str, a: Claim, b: Claim, confidence: float, sections: dict[int, str]
-         ) -> Contradiction:
+def pair(kind: str, a: Claim, b: Claim, confidence: float, sections: dict[int, str], *,
+         by_section: bool = False) -> Contradiction:
     """A contradiction of ``a`` and ``b`` in reading order, with the doubted side chosen:
     the normal statement when there is one, else the impression against the findings, else
-    neither."""
+    neither. ``by_section``: a finding said to be gone is no normal statement ("the effusion
+    has resolved" against "persistent effusion"): only the sections choose."""
     first, second = (a, b) if a.sentence <= b.sentence else (b, a)
-    normals = [c for c in (first, second) if c.normal]
+    normals = [] if by_section else [c for c in (first, second) if c.normal]
     if len(normals) == 1:
         doubted, reason = normals[0].sentence, REASON_NORMAL
     else:

@@ -9,7 +9,10 @@
 * ``side``: the IMPRESSION puts a finding on the side the FINDINGS do not;
 * ``severity``: the same finding small in one sentence and large in another.
 
-Only two different sentences make a pair (one sentence at odds with itself is the judge's).
+What a normal statement denies is the hierarchy's (``hierarchy.contradicts``, the summary rows
+of workers/nlp/rules/hierarchy.tsv), not a list kept here. Only two different sentences make a
+pair (one sentence at odds with itself is the judge's). ``statement_rules.py`` compares the
+statement model's statements (issue 31).
 """
 from __future__ import annotations
 
@@ -19,13 +22,16 @@ from dataclasses import replace
 from workers.nlp.findings import ABSENT, PRESENT, Finding
 from workers.nlp.harm import harm_of
 from workers.nlp.hedges import hedged
+from workers.nlp.hierarchy import contradicts
 from workers.nlp.report import ReportContext
+from workers.nlp.statements import NO_ACUTE_ABNORMALITY, summary_name
 from workers.nlp.vocabulary import (
     CONCEPT_BY_NAME,
     GLOBAL_BONE_PHRASE,
     GLOBAL_BONE_RE,
     GLOBAL_NORMAL_PHRASE,
     GLOBAL_NORMAL_RE,
+    NON_LUNG_SITES,
     ancestors,
     similar,
 )
@@ -35,19 +41,13 @@ from .pairs import GLOBAL_NORMAL, HEART_SIZE, PRESENCE, SEVERITY, SIDE, Claim, C
 
 CONFIDENCE = {HEART_SIZE: 0.75, PRESENCE: 0.75, GLOBAL_NORMAL: 0.7, SIDE: 0.7, SEVERITY: 0.7}
 
-# Acute findings a global normal statement denies (the issue's list, with free air).
-ACUTE = frozenset({"pleural effusion", "pneumothorax", "hydropneumothorax", "consolidation",
-                   "edema", "pneumonia", "fracture", "mass", "pneumomediastinum",
-                   "pneumoperitoneum"})
-# Outside the heart and lungs: "no acute cardiopulmonary process" says nothing of a rib.
-_NOT_CARDIOPULMONARY = frozenset({"fracture", "pneumoperitoneum"})
+# What a global normal statement denies, and what a structure called normal ("the pleural
+# spaces are clear", "lungs are clear") denies, is the hierarchy's (workers/nlp/rules/
+# hierarchy.tsv, its summary rows): acute findings for "no acute abnormality" (those of the
+# heart and lungs for "no acute cardiopulmonary process": it says nothing of a rib), and for a
+# clear lung not the atelectasis, scar or nodule real reports often name beside it.
 _CARDIOPULMONARY_RE = re.compile(r"\b(?:cardiopulmonary|cardiothoracic|pulmonary|lung|"
                                  r"pleuropulmonary)\b", re.IGNORECASE)
-# "No significant abnormality" leaves room for a trace or a small one.
-# A structure called normal ("the pleural spaces are clear", "lungs are clear") is a denial of
-# these only: beside "lungs are clear" real reports often name atelectasis, a scar, a nodule.
-STRUCTURE_DENIES = frozenset({"pleural effusion", "pneumothorax", "consolidation", "pneumonia",
-                              "edema"})
 # Wordings of cardiomegaly that are not a heart-size statement: one chamber, a diagnosis.
 _NOT_HEART_SIZE_RE = re.compile(r"atri|ventric|cardiomyopathy", re.IGNORECASE)
 # Observations of which a report often names several (one per side, one per place).
@@ -171,9 +171,9 @@ def global_normal(ctx: ReportContext) -> list[Contradiction]:
         cardiopulmonary = bool(_CARDIOPULMONARY_RE.search(words))
         for i, stated in _positives(ctx):
             obs = stated.observation
-            if i == j or obs not in ACUTE or (bone and obs != "fracture"):
-                continue
-            if cardiopulmonary and obs in _NOT_CARDIOPULMONARY:
+            summary = GLOBAL_BONE_PHRASE if bone else (
+                GLOBAL_NORMAL_PHRASE if cardiopulmonary else NO_ACUTE_ABNORMALITY)
+            if i == j or not contradicts(summary, obs):
                 continue
             if guards.exception_leaves_room(text, named, obs, _related):
                 continue
@@ -208,7 +208,8 @@ def presence(ctx: ReportContext) -> list[Contradiction]:
         if denied.observation == "cardiomegaly" or guards.change_denial(denied):
             continue
         if denied.implied and (denied.cue in (GLOBAL_NORMAL_PHRASE, GLOBAL_BONE_PHRASE)
-                               or denied.observation not in STRUCTURE_DENIES
+                               or not contradicts(summary_name(denied, _text(ctx, j)),
+                                                  denied.observation)
                                or denied.text.lower() == "chest"):
             # "chest" is a subject only in a global statement ("the chest is normal"); in
             # "AP chest compared to ___: heart size normal" it names the film
@@ -227,7 +228,11 @@ def presence(ctx: ReportContext) -> list[Contradiction]:
                 continue
             if denied.implied:
                 # a normal structure is a summary: it leaves room for what its sentence names
-                # or excepts, and for an old or a trace finding
+                # or excepts, for an old or a trace finding, and for a lung finding placed
+                # outside the lungs ("chest wall mass" beside "lungs are clear")
+                if CONCEPT_BY_NAME[stated.observation].lung \
+                        and stated.location in NON_LUNG_SITES:
+                    continue
                 if guards.exception_leaves_room(text_j, named, stated.observation, _related):
                     continue
                 if guards.chronic(_text(ctx, i)) or stated.severity in ("trace", "minimal"):

@@ -11,7 +11,7 @@ from workers.nlp.findings import ABSENT
 from workers.nlp.report import ReportContext
 
 from .find import find_contradictions
-from .pairs import Contradiction
+from .pairs import BETWEEN_FINDINGS, Contradiction
 
 
 def undoes_paired_finding(ctx: ReportContext, index: int, suggestion: str | None
@@ -34,3 +34,11 @@ def undoes_paired_finding(ctx: ReportContext, index: int, suggestion: str | None
         if not kept:
             return c
     return None
+
+
+def unsettled_pair(ctx: ReportContext, index: int) -> Contradiction | None:
+    """The contradiction between two statements of what is there (a side, a size, a count, a
+    change, a tube's place) that sentence ``index`` is in: the text cannot say which of the two
+    is right, so neither is corrected automatically (issue 31). None when there is none."""
+    return next((c for c in find_contradictions(ctx)
+                 if index in c.sentences and c.kind in BETWEEN_FINDINGS), None)

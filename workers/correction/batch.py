@@ -1,7 +1,8 @@
 """The batch audit behind ``manage.py audit_reports`` (plain Python, testable without Django).
 
 Input lines ``{"id", "report"}`` (a record without "report" has one composed from "findings"
-and "impression"); output lines, in input order::
+and "impression"; optional "has_prior", and "prior_report" with "prior_date" and "date": the
+prior report the comparison claims are checked against); output lines, in input order::
 
     {"id", "has_error": bool, "error_sentence": str | null, "corrected_report": str | null,
      "image_sentences": int,
@@ -106,13 +107,21 @@ def _primary(results):
                                        -r.detection.sentence_index))
 
 
+def _text_field(record: dict, key: str) -> str | None:
+    value = record.get(key)
+    return value if isinstance(value, str) and value.strip() else None
+
+
 def _audit(record: dict, library: TextLibrary | None, llm, extractor, k: int,
            neighbours: list | None = None) -> TextAudit:
     has_prior = record.get("has_prior")
     return audit_text(record["report"], models={"llm": llm, "extractor": extractor},
                       library=library, external_id=str(record["id"]),
                       has_prior=has_prior if isinstance(has_prior, bool) else None,
-                      k=k, neighbours=neighbours)
+                      k=k, neighbours=neighbours,
+                      prior_report=_text_field(record, "prior_report"),
+                      prior_date=_text_field(record, "prior_date"),
+                      date=_text_field(record, "date"))
 
 
 def output_line(record: dict, audit: TextAudit, config: CombinationConfig, embed) -> dict:

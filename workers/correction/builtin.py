@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
-from workers.contradiction import undoes_paired_finding
+from workers.contradiction import undoes_paired_finding, unsettled_pair
 from workers.correction.direction import Verdict, judge_direction, rests_on_own_text
 from workers.correction.restore import context_model, gap_of, restore
 from workers.correction.rewrite import (
@@ -782,6 +782,21 @@ def correct_sentence(ctx: ReportContext, scored: SentenceScore) -> Fix:
         undoes_paired_finding(ctx, scored.index, fix.text)
     if pair is not None and verdict.allowed:
         verdict = _refused_by_pair(scored.index, pair, verdict)
+    unsettled = None if "own_words" in verdict.basis.split("+") or fix.text is None \
+        or fix.text == ctx.sentence(scored.index).text else unsettled_pair(ctx, scored.index)
+    if unsettled is not None and verdict.allowed:
+        other = unsettled.other_of(scored.index).sentence
+        verdict = Verdict(False, f"sentence {other + 1} says otherwise and either may be right: "
+                                 f"the text alone cannot say which, so neither is changed "
+                                 f"automatically", verdict.lost, other, "none")
+        readings = (
+            {"choice": "keep", "sentence": scored.index, "text": ctx.sentence(scored.index).text,
+             "label": f"Keep this sentence as written (then sentence {other + 1} is the one "
+                      f"to correct)"},
+            {"choice": "other", "sentence": scored.index, "text": fix.text,
+             "label": f"Or, if sentence {other + 1} is right, change this sentence to"})
+        return Fix(None, "two_readings", f"not made automatically ({fix.detail})", fix.support,
+                   verdict.reason, readings, "none")
     if verdict.allowed:
         return replace(fix, reason=verdict.reason, basis=verdict.basis)
     # against a contradicting normal statement the finding's removal is not even offered

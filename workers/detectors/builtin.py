@@ -1,4 +1,4 @@
-"""The seven built-in detectors, declared once.
+"""The eight built-in detectors, declared once.
 
 Each ``run`` takes the stage's plain inputs, the models of the roles it declares and a
 progress callback. The text detectors (stage "audit") share one ``ReportContext``: the report
@@ -17,6 +17,7 @@ from .evidence import (
     ContradictionEvidence,
     CorrectionEvidence,
     JudgeEvidence,
+    PriorEvidence,
     RadFlagEvidence,
     RarrgEvidence,
     VragEvidence,
@@ -61,6 +62,12 @@ def run_comparative(ctx, models, progress):
 
 def run_contradiction(ctx, models, progress):
     from workers.contradiction import detections  # noqa: PLC0415 - defer spaCy
+
+    return detections(ctx)
+
+
+def run_prior(ctx, models, progress):
+    from workers.prior import detections  # noqa: PLC0415 - defer spaCy
 
     return detections(ctx)
 
@@ -126,3 +133,14 @@ CONTRADICTION = register(DetectorSpec(
     description="Pairs of sentences that cannot both be true (heart size, a normal summary "
                 "against an acute finding, presence, side, size): both flagged, each naming "
                 "the other; the normal or summary side is the one doubted."))
+# Folded after the contradiction detector, at its weight, for the same reason: single-purpose,
+# so only its own weight decides how far the general detectors' silence discounts it.
+PRIOR = register(DetectorSpec(
+    name="prior", label="Comparison with the prior report", stage="audit", roles=(),
+    scope=SINGLE_PURPOSE, evidence=PriorEvidence, run=run_prior,
+    template="review/evidence/prior.html", needs_prior_report=True, flags_omissions=True,
+    weight=4.0,
+    description="Comparison claims (new, unchanged, again seen, resolved, improved, worse, "
+                "'no prior available') checked against the prior report, and prior findings "
+                "that need follow-up left out: the doubted sentence flagged, quoting the prior "
+                "sentence."))

@@ -110,8 +110,8 @@ class RarrgEvidence:
 class ContradictionEvidence:
     """Contradicting sentences: the other sentence of the pair and which side is doubted."""
 
-    kind: Literal["heart_size", "global_normal", "presence", "side", "severity"] = doc(
-        "what the two sentences disagree on", "presence")
+    kind: Literal["heart_size", "global_normal", "presence", "side", "severity", "count",
+                  "temporal", "device"] = doc("what the two sentences disagree on", "presence")
     observation: str = doc("the finding this sentence's claim is about", "")
     other_sentence_index: int = doc("index of the other sentence of the pair", 0)
     other_sentence: str = doc("the other sentence, as written", "")
@@ -123,4 +123,28 @@ class ContradictionEvidence:
     reason: str = doc("why that side is doubted", "")
     suggestion_reason: str | None = doc(
         "why the suggestion goes this way (a doubted normal impression aligned with the "
-        "finding); None without a suggestion")
+        "finding), or why none is made (two statements of what is there); None otherwise")
+    readings: list[dict] = doc(
+        "when two statements of what is there disagree and the text cannot say which is "
+        "right: both readings (choice keep/other, sentence, text, label), neither made "
+        "automatically", factory=list)
+
+
+@dataclass(frozen=True)
+class PriorEvidence:
+    """Comparison with the prior report: the claim, the check and the prior sentence."""
+
+    check: Literal["new_but_prior", "unchanged_but_absent", "resolved_but_never", "direction",
+                   "comparison_none", "prior_not_addressed"] = doc(
+        "what the prior report does not bear out", "new_but_prior")
+    observation: str | None = doc("the finding the claim is about (None: the comparison line)")
+    claim: str = doc("the words of this sentence that make the claim", "")
+    prior_sentence_index: int | None = doc(
+        "index of the prior report's sentence the doubt rests on (None: the prior never names "
+        "the finding)")
+    prior_sentence: str | None = doc("that sentence, as written")
+    prior_claim: str = doc("the words of the prior sentence that speak of the finding", "")
+    prior_date: str | None = doc("the prior study's date, as given")
+    date: str | None = doc("this study's date, as given")
+    detail: str = doc("why this sentence is doubted, in words", "")
+    suggestion_reason: str = doc("why the suggestion goes this way, or why none is made", "")

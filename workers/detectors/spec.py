@@ -54,7 +54,12 @@ class DetectorSpec:
     ``run(inputs, models, progress)``: the entry point; it returns the detector's Detections,
     or, for a detector whose stage also stores other products (a draft, supports), a result
     whose ``detections`` are them. ``needs_no_prior``: it only looks when the study has no
-    prior exam (with one, it examined nothing and does not vote). ``weight``: its default weight
+    prior exam (with one, it examined nothing and does not vote). ``needs_prior_report``: it
+    only looks when the study's prior report text is given (without it, it examined nothing).
+    ``flags_omissions``: what it flags is something the report leaves out on purpose (a prior
+    finding dropped without a word), so the site's omission rule, written for explanations
+    that describe a detail left out rather than a wrong claim, does not remove its flags.
+    ``weight``: its default weight
     in the system combination (a site's admin rows override it). ``guarantee``: for a
     detector whose threshold was calibrated on the site's data (conformal risk control), the
     function that reads from a detection the guarantee it was flagged under (None when it was
@@ -71,6 +76,8 @@ class DetectorSpec:
     template: str = ""
     description: str = ""
     needs_no_prior: bool = False
+    needs_prior_report: bool = False
+    flags_omissions: bool = False
     weight: float = 1.0
     guarantee: Callable[[Any], Guarantee | None] | None = None
 

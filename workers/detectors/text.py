@@ -28,17 +28,23 @@ class TextAudit:
                                single_purpose=spec.single_purpose)
                 for spec in in_stage(STAGE)
                 if spec.name in self.detections
-                and not (spec.needs_no_prior and self.context.has_prior is not False)]
+                and not (spec.needs_no_prior and self.context.has_prior is not False)
+                and not (spec.needs_prior_report and self.context.prior_report is None)]
 
 
 def audit_text(text: str, *, models: Models | None = None, library: TextLibrary | None = None,
                external_id: str | None = None, has_prior: bool | None = None,
-               k: int = DEFAULT_NEIGHBOURS, neighbours: list | None = None) -> TextAudit:
+               k: int = DEFAULT_NEIGHBOURS, neighbours: list | None = None,
+               prior_report: str | None = None, prior_date: str | None = None,
+               date: str | None = None) -> TextAudit:
     """Run the audit stage's detectors on ``text``. ``models``: role → model (a role left out
     is its built-in default); ``external_id``: the report's id in the library's source (its
     library copy is never used); ``has_prior``: whether the study has a prior exam (None:
-    unknown); ``neighbours``: the similar reports when the caller retrieved them already."""
-    ctx = ReportContext(text, library=library, external_id=external_id, has_prior=has_prior, k=k)
+    unknown; a ``prior_report`` makes it True); ``neighbours``: the similar reports when the
+    caller retrieved them already; ``prior_report``, ``prior_date``, ``date``: the prior
+    report's text and the two studies' dates, for the prior report checks."""
+    ctx = ReportContext(text, library=library, external_id=external_id, has_prior=has_prior, k=k,
+                        prior_report=prior_report, prior_date=prior_date, date=date)
     if neighbours is not None:
         ctx.neighbours = neighbours  # fills the cached property
     models = models or {}

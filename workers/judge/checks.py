@@ -38,6 +38,7 @@ from workers.library.stats import tokens_of
 from workers.nlp import harm_of
 from workers.nlp.denial_words import negating_words
 from workers.nlp.findings import ABSENT, PRESENT, UNCERTAIN, Finding
+from workers.nlp.hierarchy import overlapping, readings_of_one
 from workers.nlp.polarity import assertion_at, denial_before, denied_with_no
 from workers.nlp.report import (
     BORDERLINE,
@@ -214,6 +215,8 @@ def contradictions(ctx: ReportContext) -> list[Issue]:
                 continue  # "lungs are otherwise clear" leaves room for the finding
             if p.comparison == "resolved":
                 continue
+            if a.implied and i != j and _detail_agrees(ctx, i, p, j):
+                continue  # the summary is at odds with the findings' own detail, not with p
             if i == j or a.implied:
                 # a normal summary is loose wording, not a claim to weigh against a finding:
                 # the finding is the suspect, and only an acute one contradicts the summary
@@ -251,6 +254,28 @@ def contradictions(ctx: ReportContext) -> list[Issue]:
                                 sf.start - ctx.sentence(s).start if not sf.implied else None,
                                 sf.end - ctx.sentence(s).start if not sf.implied else None)
     return list(issues.values())
+
+
+def _detail_agrees(ctx: ReportContext, index: int, present: Finding, summary: int) -> bool:
+    """A summary section's finding that a FINDINGS sentence other than the summary's states
+    too (the same finding, a narrower or close one, or another reading of it at its place, on
+    its side): "Right lower lobe pneumonia." after "Dense consolidation is present in the
+    right lower lobe" agrees with the findings, so a "The lungs are clear." among them is at
+    odds with their own detail (the contradiction detector pairs those), not with it."""
+    if ctx.sentence(index).section == "findings":
+        return False
+    for other in ctx.image_sentences:
+        if other in (index, summary) or ctx.sentence(other).section != "findings":
+            continue
+        for f in ctx.findings.get(other, []):
+            if f.implied or f.status != PRESENT or not _sides_overlap(f.laterality,
+                                                                      present.laterality):
+                continue
+            if overlapping(f.observation, present.observation) or (
+                    readings_of_one(f.observation, present.observation)
+                    and f.location is not None and f.location == present.location):
+                return True
+    return False
 
 
 def _same_process(a: Finding, b: Finding) -> bool:

@@ -139,6 +139,11 @@ def _clause(lower: str, start: int, end: int) -> tuple[int, int]:
     return left, right
 
 
+def clause_span(lower: str, start: int, end: int) -> tuple[int, int]:
+    """The clause of a mention (``_clause``), for the statement model."""
+    return _clause(lower, start, end)
+
+
 _BOTH_SIDES_RE = re.compile(r"\b(?:right|left) (?:greater|more|worse) than (?:left|right)\b")
 
 

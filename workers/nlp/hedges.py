@@ -24,8 +24,8 @@ OPEN_CHOICE = ("may", "might", "could", r"possibl\w*", r"probabl\w*", "likely", 
                r"reflect\w*", "either", "differential", r"consider\w*", r"favou?r\w*", "cannot",
                "can not", "not excluded", "or other", "and/or")
 # The past: a prior exam's finding or the patient's history is no claim about this film.
-HISTORY = ("history of", "h/o", "status post", "s/p", "in the past", "formerly", "no longer",
-           "resolved", "resolution")
+PATIENT_HISTORY = ("history of", "h/o", "status post", "s/p", "in the past", "formerly")
+HISTORY = (*PATIENT_HISTORY, "no longer", "resolved", "resolution")
 
 
 def _words(fragments: tuple[str, ...]) -> str:
@@ -35,6 +35,7 @@ def _words(fragments: tuple[str, ...]) -> str:
 _DOUBT_RE = re.compile(_words(DOUBT) + r"|\?", re.IGNORECASE)
 _OPEN_CHOICE_RE = re.compile(_words(OPEN_CHOICE), re.IGNORECASE)
 _HISTORY_RE = re.compile(_words(HISTORY), re.IGNORECASE)
+_PATIENT_HISTORY_RE = re.compile(_words(PATIENT_HISTORY), re.IGNORECASE)
 
 
 @lru_cache(maxsize=16384)
@@ -52,5 +53,11 @@ def speaks_of_history(sentence: str) -> bool:
     return bool(_HISTORY_RE.search(sentence))
 
 
-__all__ = ["DOUBT", "HISTORY", "OPEN_CHOICE", "hedged", "leaves_choice_open",
-           "speaks_of_history"]
+def speaks_of_patient_history(sentence: str) -> bool:
+    """The patient's history ("history of", "status post"), not a finding that resolved: a
+    statement of a change since the prior exam ("has resolved") is news of this film."""
+    return bool(_PATIENT_HISTORY_RE.search(sentence))
+
+
+__all__ = ["DOUBT", "HISTORY", "OPEN_CHOICE", "PATIENT_HISTORY", "hedged", "leaves_choice_open",
+           "speaks_of_history", "speaks_of_patient_history"]

@@ -104,16 +104,34 @@ def _content_runs(sentence: str, taken: list[tuple[int, int]]) -> list[tuple[int
 
 @dataclass
 class ReportContext:
+    """``prior_report``: the text of the study's prior report, when the caller has it (the
+    prior report checks compare with it); ``prior_date`` and ``date``: the two studies'
+    dates as given (shown in explanations; a "prior" dated after the study is no prior)."""
+
     text: str
     library: TextLibrary | None = None
     external_id: str | None = None
     has_prior: bool | None = None
     k: int = DEFAULT_NEIGHBOURS
+    prior_report: str | None = None
+    prior_date: str | None = None
+    date: str | None = None
     _cache: dict = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.prior_report is not None and not self.prior_report.strip():
+            self.prior_report = None
+        if self.prior_report is not None and self.has_prior is None:
+            self.has_prior = True  # a prior report is a prior exam
 
     @cached_property
     def parsed(self) -> ParsedReport:
         return parse_report(self.text)
+
+    @cached_property
+    def prior(self) -> ParsedReport | None:
+        """The prior report, parsed (None without one)."""
+        return parse_report(self.prior_report) if self.prior_report is not None else None
 
     @cached_property
     def findings(self) -> dict[int, list[Finding]]:

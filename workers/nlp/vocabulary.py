@@ -33,6 +33,8 @@ from re._constants import (
     SUBPATTERN,
 )
 
+from workers.nlp.hierarchy import HIERARCHY
+
 DEVICES = "Devices"
 CARDIOMEDIASTINAL = "Cardiomediastinal"
 LUNGS = "Lungs"
@@ -106,7 +108,7 @@ CONCEPTS: tuple[Concept, ...] = (
        r"tracheostomy(?: tubes?| cannula)?", r"trach tubes?", device=True),
     _c("enteric tube", DEVICES, SUPPORT,
        r"(?:naso|oro)gastric tubes?", r"(?:ng|og|nj|dobhoff|dobbhoff|feeding|enteric|gastric|"
-       r"gastrostomy|g-|peg) tubes?", r"dobb?hoff", device=True),
+       r"gastrostomy|g-|peg) tubes?", r"dobb?hoff", r"[no]gts?", device=True),
     _c("chest tube", DEVICES, SUPPORT,
        r"chest tubes?", r"thoracostomy tubes?", r"pleural (?:drains?|catheters?|tubes?)",
        r"pigtail (?:catheters?|drains?)", r"mediastinal drains?", device=True),
@@ -551,7 +553,8 @@ BORDERLINE_NORMAL_RE = re.compile(r"upper limits? of normal|top(?:-| )normal|hig
 
 LATERALITY_RE = re.compile(
     r"\b(?P<bilateral>bilateral(?:ly)?|both|bi(?:basilar|basal|apical|hilar)|bibasal)\b"
-    r"|\b(?P<left>left(?:-sided)?|lt)\b|\b(?P<right>right(?:-sided)?|rt)\b")
+    r"|\b(?P<left>(?:left(?:-sided)?|lt)\b|l(?=[ul]l\b))"
+    r"|\b(?P<right>(?:right(?:-sided)?|rt)\b|r(?=[uml]l\b))")
 
 _SEVERITY_FORMS = {
     "trace": "trace", "tiny": "trace", "minimal": "minimal", "minimally": "minimal",
@@ -575,9 +578,9 @@ def severity_of(match: re.Match) -> str:
 
 # Location vocabulary: surface form -> normalised location. Lobes first (most specific).
 _LOCATIONS = (
-    (r"upper lobes?|upper lobar", "upper lobe"),
+    (r"upper lobes?|upper lobar|[rl]ul", "upper lobe"),
     (r"middle lobes?|rml", "middle lobe"),
-    (r"lower lobes?|lower lobar", "lower lobe"),
+    (r"lower lobes?|lower lobar|[rl]ll", "lower lobe"),
     (r"lingul(?:a|ar)", "lingula"),
     (r"(?:bi)?bas(?:e|es|ilar|al|ally)|lung bases?|infrahilar", "base"),
     (r"(?:bi)?ap(?:ex|ices|ical)", "apex"),
@@ -681,10 +684,11 @@ _TIME_RE = re.compile(r"\b(?:interval|since|prior|previous|compared|comparison|n
                       r"earlier|recent)\b")
 
 
-def comparison_cue(text: str) -> str | None:
-    """The normalised comparison cue of a lower-cased text fragment, or None."""
+def comparison_cue(text: str, timed: bool | None = None) -> str | None:
+    """The normalised comparison cue of a lower-cased text fragment, or None. ``timed``: the
+    caller knows the text speaks of a comparison (its report compares with a prior exam), so
+    "increased" and "decreased" are changes even with no time word in the fragment."""
     cues = set()
-    timed = None
     for m in COMPARISON_RE.finditer(text):
         word = " ".join(m.group().split())
         # "increased opacity" is a description unless the text points at time ("since")
@@ -767,31 +771,13 @@ GLOBAL_BONE_RE = re.compile(
 # ---- relations between observations ------------------------------------------------------------
 
 # child -> parents: a report stating the child states the parent too ("consolidation" is an
-# "opacity"; every tube is a "support device"). Follows CheXpert's label hierarchy for the lung.
-PARENTS: dict[str, tuple[str, ...]] = {
-    "consolidation": ("opacity",), "atelectasis": ("opacity",), "pneumonia": ("opacity",),
-    "edema": ("opacity",), "lesion": ("opacity",), "nodule": ("lesion",), "mass": ("lesion",),
-    "hydropneumothorax": ("pneumothorax", "pleural effusion"),
-    "cardiomegaly": ("enlarged cardiomediastinum",),
-    **{c.name: ("support device",) for c in CONCEPTS
-       if c.device and c.labels == (SUPPORT,) and c.name not in ("support device",
-                                                                  "device malposition")},
-}
+# "opacity"; every tube is a "support device"). The hierarchy file's ``is_a`` rows
+# (workers/nlp/rules/hierarchy.tsv), which follow CheXpert's label hierarchy for the lung.
+PARENTS: dict[str, tuple[str, ...]] = HIERARCHY.parents
 
-# Observations close enough that stating one for the other is a partial, not a full, match.
-SIMILAR: tuple[frozenset[str], ...] = tuple(frozenset(g) for g in (
-    ("edema", "vascular congestion"), ("emphysema", "hyperinflation"),
-    ("granuloma", "calcified lymph node", "calcification"), ("scarring", "fibrosis"),
-    ("scarring", "pleural thickening"), ("pleural effusion", "costophrenic angle blunting"),
-    ("hypoinflation", "atelectasis"), ("hypoinflation", "volume loss"),
-    ("atelectasis", "volume loss"), ("interstitial markings", "fibrosis"),
-    ("interstitial markings", "edema"), ("fracture", "deformity"),
-    ("fracture", "compression deformity"), ("deformity", "compression deformity"),
-    ("tortuous aorta", "atherosclerosis"), ("tortuous aorta", "aortic aneurysm"),
-    ("hilar enlargement", "lymphadenopathy"), ("hilar enlargement", "pulmonary artery enlargement"),
-    ("surgical clips", "sternotomy wires", "postsurgical changes"),
-    ("nodule", "granuloma"),
-))
+# Observations close enough that stating one for the other is a partial, not a full, match:
+# the hierarchy file's ``similar`` rows.
+SIMILAR: tuple[frozenset[str], ...] = HIERARCHY.similar
 
 
 def ancestors(observation: str) -> frozenset[str]:

@@ -69,6 +69,11 @@ def load(job) -> CombineInputs:
         for spec in DETECTORS.values():
             if spec.needs_no_prior:
                 rows.pop(spec.name, None)
+    for spec in DETECTORS.values():
+        if spec.needs_prior_report and not rows.get(spec.name):
+            # it found nothing, or had no prior report to look at (a single-purpose detector's
+            # silence is no vote either way)
+            rows.pop(spec.name, None)
     sentences = dict(report.sentences.values_list("index", "text"))
     config = combination_config()
     return CombineInputs(config is not None, config, sentences, rows, bool(study.has_prior),

@@ -176,3 +176,18 @@ def test_a_site_calibration_replaces_the_shipped_map():
                                                                     vrag=1), embed, SENTENCES))
     evidence = result.detection.evidence
     assert evidence["probability"] == 0.42 and evidence["benchmark_calibration"] is None
+
+
+def test_the_omission_rule_spares_a_detector_whose_flags_are_omissions_by_design():
+    # issue 31: a prior finding dropped without a word is the prior checks' finding, not an
+    # explanation that only misses a detail; the same words from another detector are removed
+    words = "Leaves out nodule: the prior report states it."
+    rule = FilterRule("Explanation describes an omission", "omission")
+    for detector, kept in (("prior", True), ("judge", False)):
+        flag = Detection(1, 22, 34, detector, words, Harm.MEDIUM, 0.9, evidence={})
+        results = combine([DetectorOutput(detector, [flag], single_purpose=True)],
+                          config([rule], **{detector: 1}), lambda texts: embed(
+                              ["other"] * len(texts)), SENTENCES)
+        result = only(results)
+        assert result.flagged is kept
+        assert (result.detection.evidence["filtered_by"] is None) is kept

@@ -55,9 +55,13 @@ def kinds(text: str) -> list[str]:
     "FINDINGS: No rib fracture. IMPRESSION: Old healed left rib fracture.",
     # a denial with a size the finding does not have
     "FINDINGS: No large pleural effusion. IMPRESSION: Moderate left pleural effusion.",
-    # the findings give both sides (or none)
-    "FINDINGS: Bilateral pleural effusions. IMPRESSION: Right pleural effusion.",
+    # the findings give no side; or both sides, and the impression names both too
     "FINDINGS: Pleural effusion. IMPRESSION: Right pleural effusion.",
+    "FINDINGS: Bilateral pleural effusions. IMPRESSION: Right pleural effusion, larger than "
+    "the left pleural effusion.",
+    # "left" names the view, not a second side
+    "FINDINGS: Small right pneumothorax only visible on the left lateral decubitus film. "
+    "IMPRESSION: Small right pneumothorax.",
     # an addendum that corrects the side is a correction, not a contradiction
     "FINDINGS: Large left pleural effusion. ADDENDUM: Large right pleural effusion.",
     # one step apart is a reading, not a contradiction (small vs moderate)

@@ -50,11 +50,26 @@ def test_a_substituted_disease_is_replaced_by_the_librarys_wording(library):
     assert result.detections[0].evidence["stages"]["correct"]["method"] == "library_wording"
 
 
-def test_a_side_conflict_is_corrected_by_swapping(library):
+def test_a_side_conflict_is_flagged_with_both_readings_and_corrected_neither_way(library):
+    # issue 31: the text cannot say which side is right, so the swap is a reading offered
+    # beside keeping the sentence, never made automatically (the detailed finding may be true)
     text = "FINDINGS: Left lower lobe consolidation.\nIMPRESSION: Right lower lobe pneumonia."
     result = run(text, library)
     assert result.has_error
-    assert result.suggestion in ("Right lower lobe consolidation.", "Left lower lobe pneumonia.")
+    assert result.suggestion is None and result.corrected_report is None
+    readings = result.detections[0].evidence["readings"]
+    assert [r["choice"] for r in readings] == ["keep", "other"]
+    assert readings[1]["text"] in ("Right lower lobe consolidation.", "Left lower lobe pneumonia.")
+    assert "neither is changed automatically" in result.detections[0].evidence["suggestion_reason"]
+
+
+def test_sides_that_disagree_rewrite_neither_the_findings_nor_the_impression(library):
+    # issue 31: the correction rewrote the detailed FINDINGS sentence to match the impression
+    text = ("FINDINGS: There is a moderate left pleural effusion. Heart size is normal.\n"
+            "IMPRESSION: Small right pleural effusion.")
+    result = run(text, library)
+    assert result.corrected_report is None
+    assert all(d.suggestion is None for d in result.detections)
 
 
 def test_the_detection_carries_internal_and_external_retrieval(library):

@@ -41,11 +41,13 @@ PLUGIN = spec("plugin_toy", label="Plugin toy")
 
 def test_the_built_in_detectors_are_declared_in_fold_order():
     assert list(DETECTORS) == ["correction", "judge", "comparative", "radflag", "vrag", "rarrg",
-                               "contradiction"]
+                               "contradiction", "prior"]
     assert [s.name for s in in_stage("audit")] == ["correction", "judge", "comparative",
-                                                   "contradiction"]
+                                                   "contradiction", "prior"]
     assert DETECTORS["comparative"].scope == SINGLE_PURPOSE
     assert DETECTORS["comparative"].needs_no_prior
+    assert DETECTORS["prior"].scope == SINGLE_PURPOSE and DETECTORS["prior"].needs_prior_report
+    assert DETECTORS["prior"].weight == DETECTORS["contradiction"].weight == 4.0
     assert stage_roles("audit") == ("llm", "extractor")
     assert DETECTORS["vrag"].templates == ["review/evidence/vrag.html",
                                            "review/evidence/generic.html"]
@@ -106,9 +108,13 @@ def test_the_text_detectors_emit_the_evidence_they_declare():
     report = ("FINDINGS: Large left pleural effusion. No pleural effusion. The heart is "
               "unchanged compared to the prior exam.\nIMPRESSION: Right pleural effusion.")
     ctx = ReportContext(report, has_prior=False)
+    # the prior report checks look only when the prior report is given
+    with_prior = ReportContext(report, prior_report="FINDINGS: The lungs are clear.\n"
+                                                    "IMPRESSION: 9 mm right upper lobe nodule.")
     models = RoleModels(stage_roles("audit"))
     for detector in in_stage("audit"):
-        found = detector.run(ctx, models, lambda *a: None)
+        found = detector.run(with_prior if detector.needs_prior_report else ctx, models,
+                             lambda *a: None)
         assert found, f"{detector.name} found nothing in a report made to trip it"
         assert {d.detector for d in found} == {detector.name}
         assert emitted(found) <= set(detector.evidence_fields()), detector.name

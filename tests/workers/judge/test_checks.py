@@ -48,6 +48,18 @@ def test_an_impression_of_no_acute_disease_against_an_acute_finding(library):
     assert "consolidation" in issue.explanation
 
 
+def test_an_impression_the_findings_detail_supports_is_not_the_suspect_of_their_summary():
+    # issue 31: "The lungs are clear" is at odds with the findings' own consolidation; the
+    # impression that names the pneumonia agrees with that detail
+    report = ("Findings: The lungs are clear. Dense consolidation is present in the right "
+              "lower lobe with air bronchograms. The heart is normal in size.\n"
+              "Impression: Right lower lobe pneumonia.")
+    assert all(issue.sentence != 3 for issue in contradictions(ctx(report)))
+    alone = "Findings: The lungs are clear.\nImpression: Right lower lobe pneumonia."
+    [issue] = contradictions(ctx(alone))
+    assert issue.sentence == 1
+
+
 def test_a_sentence_that_contradicts_itself():
     [issue] = contradictions(ctx("FINDINGS: The lungs are clear with focal consolidation."))
     assert (issue.rule, issue.sentence, issue.related) == ("contradiction", 0, None)

@@ -1,10 +1,12 @@
 """python manage.py audit_reports --input IN.jsonl --output OUT.jsonl [--reference REF.jsonl]
 
 The batch audit (docs/audit.md): every report of IN through the text detectors (three-stage
-correction, judge, comparative when a line says "has_prior": false) and the system
-combination with the site's settings; one output line per input line. ``--reference``
-replaces the site's reference library for this run with a ``{"id", "report"}`` file (held in
-memory; a reference report with an input report's id is never used for it). The work is in
+correction, judge, contradiction, comparative when a line says "has_prior": false, and the
+prior report checks when a line carries "prior_report", with optional "prior_date" and
+"date") and the system combination with the site's settings; one output line per input
+line. ``--reference`` replaces the site's reference library for this run with a ``{"id",
+"report"}`` file (held in memory; a reference report with an input report's id is never used
+for it). The work is in
 workers/correction/batch.py; this command parses options and shows progress on stderr.
 """
 from __future__ import annotations
@@ -26,7 +28,9 @@ class Command(BaseCommand):
     help = "Audit reports for errors: detect, localize, correct, and list every detection."
 
     def add_arguments(self, parser):
-        parser.add_argument("--input", required=True, help='JSONL of {"id", "report"}')
+        parser.add_argument("--input", required=True,
+                            help='JSONL of {"id", "report"} (optional "prior_report", '
+                                 '"prior_date", "date")')
         parser.add_argument("--output", required=True, help="JSONL to write")
         parser.add_argument("--reference", help='JSONL of {"id", "report"} to use as the '
                                                 "reference library for this run")

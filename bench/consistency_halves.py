@@ -1,0 +1,64 @@
+"""The consistency sets' figures on two fixed halves, for the held-out habit (issue 31).
+
+Runs ``manage.py audit_reports`` on ``consistency_within.jsonl`` and
+``consistency_priors.jsonl`` (../shared/bench; the audit reads each line's "prior_report",
+"prior_date" and "date"), splits the cases into halves A and B by the SHA-1 of their ids
+(``bench/dev_halves.half``: the same split as every dev set) and scores each half and the
+whole file with ``score_consistency.py``. Rules are read off half A; half B is only scored.
+Prints figures; asserts nothing. Run from the repository root:
+
+    .venv/bin/python bench/consistency_halves.py --out /tmp/cons          # runs the audits
+    .venv/bin/python bench/consistency_halves.py --out /tmp/cons --score-only [--show A]
+
+``--show A`` also prints the scorer's list of misses and false flags of half A (only the
+half rules are written for; half B's misses are not read while tuning).
+"""
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from dev_halves import BENCH, _by_id, _run, half
+
+SETS = [("within", "consistency_within.jsonl"), ("priors", "consistency_priors.jsonl")]
+
+
+def _score(cases: list[str], output: Path, tmp: Path, show: bool) -> str:
+    case_file = tmp / "cases.jsonl"
+    case_file.write_text("\n".join(cases) + "\n", encoding="utf-8")
+    args = [sys.executable, str(BENCH / "score_consistency.py"), str(case_file), str(output)]
+    if show:
+        args += ["--show", "200"]
+    out = subprocess.run(args, capture_output=True, text=True, check=True).stdout.strip()
+    return out if show else out.splitlines()[-1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", required=True, help="folder for the audits' outputs")
+    parser.add_argument("--score-only", action="store_true", help="score the outputs in --out")
+    parser.add_argument("--show", choices=("A", "B", "all"),
+                        help="print the scorer's detail for this half")
+    parser.add_argument("--sets", nargs="*", help="only these sets (within, priors)")
+    args = parser.parse_args()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, source in SETS:
+            if args.sets and name not in args.sets:
+                continue
+            output = out / f"consistency_{name}.jsonl"
+            if not args.score_only:
+                _run("audit_reports", BENCH / source, output)
+            cases = _by_id(BENCH / source)
+            for part in ("A", "B", "all"):
+                ids = [i for i in cases if part == "all" or half(i) == part]
+                text = _score([cases[i] for i in ids], output, Path(tmp), args.show == part)
+                print(f"{name:7} {part:3} {len(ids):>3} {text}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,245 @@
+"""Issue 31: statements compared through the hierarchy, one test per kind with the sentence
+pair and the explanation each sentence gets; both sentences flagged, neither rewritten when
+the text cannot say which is right."""
+from __future__ import annotations
+
+import pytest
+
+from workers.contradiction import detections, find_contradictions
+from workers.nlp.report import ReportContext
+
+
+def pair(text: str):
+    (c,) = find_contradictions(ReportContext(text))
+    return c
+
+
+def flagged(text: str) -> dict[int, object]:
+    return {d.sentence_index: d for d in detections(ReportContext(text))}
+
+
+def test_hierarchy_a_mass_is_a_focal_lung_lesion():
+    text = ("FINDINGS: There is a 3.2 cm spiculated mass in the right upper lobe. Heart size is "
+            "normal.\nIMPRESSION: No focal lung lesion.")
+    c = pair(text)
+    assert (c.kind, c.sentences, c.doubted) == ("presence", (0, 2), 2)
+    found = flagged(text)
+    assert found[2].explanation == (
+        "Contradicts sentence 1, \u201cThere is a 3.2 cm spiculated mass in the right upper "
+        "lobe.\u201d, on whether lesion is present: this sentence says \u201clung lesion\u201d, "
+        "that one \u201cright mass\u201d. This sentence is the one doubted: it is the normal or "
+        "summary statement, and a detailed positive finding is never removed to agree with one. "
+        "Correct this one if the images show the other.")
+    assert found[0].suggestion is None and found[2].suggestion is None
+
+
+def test_hierarchy_airspace_opacities_make_the_lungs_not_clear():
+    text = ("FINDINGS: Diffuse bilateral airspace opacities. No pleural effusion.\n"
+            "IMPRESSION: Lungs are clear.")
+    c = pair(text)
+    assert (c.kind, c.sentences, c.doubted) == ("presence", (0, 2), 2)
+    assert "\u201cLungs are clear.\u201d" in flagged(text)[0].explanation
+
+
+def test_a_linear_opacity_explained_as_atelectasis_leaves_the_lungs_clear():
+    text = ("FINDINGS: Linear opacity at the left base likely atelectasis.\n"
+            "IMPRESSION: Lungs are otherwise clear.")
+    assert find_contradictions(ReportContext(text)) == []
+
+
+def test_the_summary_is_paired_with_the_detail_not_with_the_impression_that_agrees():
+    text = ("Findings: The lungs are clear. Dense consolidation is present in the right lower "
+            "lobe with air bronchograms. The heart is normal in size.\n"
+            "Impression: Right lower lobe pneumonia.")
+    found = flagged(text)
+    assert sorted(found) == [0, 1]
+
+
+def test_side_the_same_finding_on_different_sides():
+    # the issue's example: one opacity read on two sides
+    text = ("FINDINGS: Retrocardiac opacity in the left lower lobe, concerning for pneumonia. "
+            "Heart size is normal.\nIMPRESSION: Right lower lobe pneumonia.")
+    c = pair(text)
+    assert (c.kind, c.sentences) == ("side", (0, 2))
+    found = flagged(text)
+    assert found[2].explanation.startswith(
+        "Contradicts sentence 1, \u201cRetrocardiac opacity in the left lower lobe, concerning "
+        "for pneumonia.\u201d, on the side of ")
+    assert found[0].suggestion is None and found[2].suggestion is None
+
+
+def test_side_both_sides_against_one():
+    text = ("FINDINGS: There are small bilateral pleural effusions.\n"
+            "IMPRESSION: Small left pleural effusion.")
+    c = pair(text)
+    assert (c.kind, c.sentences) == ("side", (0, 1))
+
+
+def test_side_of_one_nodule_measured_the_same():
+    text = ("FINDINGS: A 9 mm nodule projects over the left upper lobe.\n"
+            "IMPRESSION: 9 mm right upper lobe nodule.")
+    assert pair(text).kind == "side"
+    # two nodules of different sizes may be two nodules
+    assert find_contradictions(ReportContext(
+        "FINDINGS: A 9 mm nodule projects over the left upper lobe.\n"
+        "IMPRESSION: 4 mm right upper lobe nodule.")) == []
+
+
+def test_sides_disagreeing_get_both_readings_and_no_correction():
+    # the issue's example: neither the detailed finding nor the impression is rewritten
+    text = ("FINDINGS: There is a moderate left pleural effusion.\n"
+            "IMPRESSION: Moderate right pleural effusion.")
+    found = flagged(text)
+    assert sorted(found) == [0, 1]
+    readings = found[0].evidence["readings"]
+    assert readings == [
+        {"choice": "keep", "sentence": 1, "text": "Moderate left pleural effusion.",
+         "label": "If this sentence is right, change sentence 2 to"},
+        {"choice": "other", "sentence": 0,
+         "text": "There is a moderate right pleural effusion.",
+         "label": "If sentence 2 is right, change sentence 1 to"}]
+    assert found[0].suggestion is None and found[1].suggestion is None
+    assert "neither is changed automatically" in found[0].evidence["suggestion_reason"]
+
+
+def test_severity_complete_collapse_against_mild_atelectasis():
+    text = ("FINDINGS: There is complete collapse of the left lower lobe.\n"
+            "IMPRESSION: Mild left basilar atelectasis.")
+    c = pair(text)
+    assert (c.kind, c.sentences) == ("severity", (0, 1))
+    assert flagged(text)[1].explanation.startswith(
+        "Contradicts sentence 1, \u201cThere is complete collapse of the left lower lobe.\u201d, "
+        "on the size of atelectasis: this sentence says \u201cMild left basilar atelectasis\u201d, "
+        "that one \u201cThere is complete collapse of the left lower lobe\u201d.")
+
+
+def test_size_one_lesion_measured_twice():
+    text = ("FINDINGS: A 1.0 cm nodule is present in the right lower lobe.\n"
+            "IMPRESSION: 3.0 cm right lower lobe mass.")
+    assert pair(text).kind == "severity"
+    assert find_contradictions(ReportContext(
+        "FINDINGS: A 1.0 cm nodule is present in the right lower lobe.\n"
+        "IMPRESSION: 1 cm right lower lobe nodule.")) == []
+
+
+def test_count_one_against_several():
+    text = ("FINDINGS: There are two nodules in the right upper lobe, measuring 8 mm and 11 mm.\n"
+            "IMPRESSION: Solitary right upper lobe nodule.")
+    c = pair(text)
+    assert (c.kind, c.sentences) == ("count", (0, 1))
+    assert flagged(text)[1].explanation.startswith(
+        "Contradicts sentence 1, \u201cThere are two nodules in the right upper lobe, measuring "
+        "8 mm and 11 mm.\u201d, on how many there are of nodule")
+
+
+def test_count_of_broken_ribs():
+    text = ("FINDINGS: There are acute fractures of the right fourth, fifth, and sixth ribs.\n"
+            "IMPRESSION: Single acute right rib fracture.")
+    assert pair(text).kind == "count"
+
+
+def test_temporal_new_against_resolved():
+    # the issue's example
+    text = ("FINDINGS: There is a new small right pleural effusion.\n"
+            "IMPRESSION: Interval resolution of the right pleural effusion.")
+    c = pair(text)
+    assert (c.kind, c.sentences) == ("temporal", (0, 1))
+    found = flagged(text)
+    assert found[0].explanation.startswith(
+        "Contradicts sentence 2, \u201cInterval resolution of the right pleural effusion.\u201d, "
+        "on how pleural effusion changed since the prior exam")
+    assert found[0].suggestion is None and found[1].suggestion is None
+
+
+@pytest.mark.parametrize("first, second", [
+    ("There is a new right lower lobe opacity, not present on the prior examination.",
+     "Unchanged RLL opacity."),
+    ("Stable mild cardiomegaly.", "New cardiomegaly."),
+    ("The right middle lobe consolidation has completely resolved.",
+     "Improving but persistent right middle lobe consolidation."),
+    ("Decreased left pleural effusion since ___.", "Increased left pleural effusion."),
+])
+def test_temporal_changes_that_exclude_each_other(first, second):
+    assert pair(f"FINDINGS: {first}\nIMPRESSION: {second}").kind == "temporal"
+
+
+@pytest.mark.parametrize("first, second", [
+    ("New small left pleural effusion.", "Stable mild cardiomegaly."),
+    ("Persistent right lower lobe opacity, slightly improved.", "Improving right lower lobe "
+                                                                "opacity."),
+    ("New right pleural effusion.", "Unchanged left pleural effusion."),
+])
+def test_changes_that_do_not_exclude_each_other(first, second):
+    assert find_contradictions(ReportContext(f"FINDINGS: {first} {second}")) == []
+
+
+def test_device_out_of_place_against_standard_position():
+    text = ("FINDINGS: The ETT tip is at the level of the carina.\n"
+            "IMPRESSION: ETT in standard position.")
+    c = pair(text)
+    assert (c.kind, c.sentences) == ("device", (0, 1))
+    assert flagged(text)[1].explanation.startswith(
+        "Contradicts sentence 1, \u201cThe ETT tip is at the level of the carina.\u201d, on where "
+        "the endotracheal tube is")
+
+
+def test_device_tip_at_two_places():
+    text = ("FINDINGS: The pulmonary artery catheter has its tip in a distal right lower lobe "
+            "pulmonary artery branch.\n"
+            "IMPRESSION: Swan-Ganz catheter tip in the main pulmonary artery.")
+    assert pair(text).kind == "device"
+
+
+@pytest.mark.parametrize("text", [
+    # two lines of one kind of device, told apart by their kind
+    "FINDINGS: Right PICC with the tip in the right atrium. A right internal jugular catheter "
+    "has its tip in the proximal SVC.",
+    # places that touch
+    "FINDINGS: Right IJ line tip in the lower SVC.\nIMPRESSION: Right IJ line tip at the "
+    "cavoatrial junction.",
+    "FINDINGS: The ETT tip is 4.5 cm above the carina.\nIMPRESSION: ETT in standard position.",
+    "FINDINGS: The enteric tube is coiled in the stomach.\nIMPRESSION: Enteric tube in "
+    "standard position.",
+])
+def test_devices_that_agree(text):
+    assert find_contradictions(ReportContext(text)) == []
+
+
+@pytest.mark.parametrize("text, kind", [
+    ("FINDINGS: The mediastinum is widened.\nIMPRESSION: The mediastinum is normal.",
+     "presence"),
+    ("FINDINGS: Small left pleural effusion.\nIMPRESSION: No pleural abnormality.", "presence"),
+    ("FINDINGS: There is complete collapse of the left lower lobe.\nIMPRESSION: Lungs are "
+     "clear.", "presence"),
+    ("FINDINGS: Acute bony abnormality is absent. There is an acute displaced fracture of the "
+     "left clavicle.\nIMPRESSION: No acute osseous abnormality.", "global_normal"),
+    ("FINDINGS: New fracture of the right sixth rib.\nIMPRESSION: Old healed right sixth rib "
+     "fracture.", "temporal"),
+    ("FINDINGS: There are two nodules in the left upper lobe.\nIMPRESSION: A left upper lobe "
+     "nodule.", "count"),
+    ("FINDINGS: New large left pleural effusion.\nIMPRESSION: Small left pleural effusion.",
+     "severity"),
+])
+def test_more_wordings_of_each_kind(text, kind):
+    assert kind in {c.kind for c in find_contradictions(ReportContext(text))}
+
+
+@pytest.mark.parametrize("text", [
+    "FINDINGS: Mild cardiomegaly.\nIMPRESSION: The mediastinum is normal.",
+    "FINDINGS: There is a nodule in the left upper lobe.\nIMPRESSION: Left upper lobe nodules.",
+    "FINDINGS: Nearly resolved right pleural effusion.\nIMPRESSION: Trace residual right pleural "
+    "effusion.",
+])
+def test_more_look_alikes(text):
+    assert find_contradictions(ReportContext(text)) == []
+
+
+def test_a_doubt_about_the_diagnosis_leaves_the_finding_stated():
+    # the hedge is the malignancy's; the mass is there, and the impression denies a lesion
+    text = ("FINDINGS: There is a 2.5 cm spiculated mass in the left upper lobe, suspicious for "
+            "malignancy.\nIMPRESSION: No focal lung lesion.")
+    assert pair(text).kind == "presence"
+    # a finding only likely is no side of a pair
+    assert find_contradictions(ReportContext(
+        "FINDINGS: Findings likely represent a small left pleural effusion.\n"
+        "IMPRESSION: No pleural abnormality.")) == []
