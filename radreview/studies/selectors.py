@@ -12,7 +12,7 @@ from radreview.jobs.models import Job
 from radreview.review import selectors as review
 from radreview.review.models import SignOff
 
-from .models import Image, Presence, Report, Sentence, Study
+from .models import Image, Presence, Report, Sentence, Study, audited_among
 from .services.presence import expired_before
 
 
@@ -203,9 +203,24 @@ def priors_of(study: Study, limit: int = 10) -> list[Study]:
                          exclude_pk=study.pk)[:limit])
 
 
-def prior_signed_report(priors: list[Study]):
-    """The most recent prior's latest signed version (a review.SignOff), or None."""
-    return (SignOff.objects.filter(study__in=[prior.pk for prior in priors])
-            .select_related("study", "report")
-            .order_by(F("study__study_date").desc(nulls_last=True), "-study__created_at",
-                      "-version").first())
+@dataclass(frozen=True)
+class PriorReport:
+    """The report of the patient's most recent earlier study that has one: its latest signed
+    version, else (not signed yet) the report under review there."""
+
+    study: Study
+    text: str
+    signoff: SignOff | None
+
+
+def prior_report(priors: list[Study]) -> PriorReport | None:
+    """``PriorReport`` of the first of ``priors`` (most recent first) that has a report."""
+    for prior in priors:
+        signoff = prior.signoffs.select_related("report", "signer").order_by("-version").first()
+        if signoff is not None:
+            return PriorReport(prior, signoff.report.text, signoff)
+        report = audited_among(prior.reports.filter(kind__in=(Report.Kind.UPLOADED,
+                                                              Report.Kind.CANDIDATE)))
+        if report is not None:
+            return PriorReport(prior, report.text, None)
+    return None

@@ -132,7 +132,7 @@ def detail(request, pk: int):
     context = {
         "missing_images": missing,
         "priors": priors,
-        "prior_signoff": selectors.prior_signed_report(priors) if priors else None,
+        "prior": selectors.prior_report(priors),
         "max_report_chars": settings.MAX_REPORT_CHARS,
         "study": study,
         "report": report,

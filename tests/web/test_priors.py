@@ -8,10 +8,12 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from radreview.review import services as review
+from radreview.review.models import Detection
 from radreview.studies.models import Study
 from radreview.studies.services.upload import UploadRequest, create_studies
 from tests.factories import PASSWORD
 from tests.support import dicom_factory as dicom
+from tests.support.inline_pipeline import run_pipeline
 from tests.web.review import factories as rf
 
 pytestmark = pytest.mark.django_db
@@ -38,7 +40,7 @@ def test_the_header_lists_the_patients_earlier_studies_and_the_prior_report(
     html = page.content.decode()
     assert f'href="/studies/{prior.pk}/">2026-02-01 · study #{prior.pk} · signed' in html
     assert 'id="prior-report"' in html
-    assert page.context["prior_signoff"].study_id == prior.pk
+    assert page.context["prior"].study.pk == prior.pk
     assert prior.signoffs.get().report.text.splitlines()[0] in html
     # A later study is not a prior of an earlier one.
     assert [p.pk for p in radiologist_client.get(f"/studies/{older.pk}/").context["priors"]] \
@@ -61,3 +63,29 @@ def test_an_upload_of_a_patient_with_an_earlier_study_has_a_prior(radiologist):
         study_uid="1.2.3.910", rows=64, cols=64, patient_id="P-NEW"))]
     (first,) = create_studies(user=radiologist, request=UploadRequest(files=files))
     assert not first.has_prior
+
+
+CURRENT = ("FINDINGS: The heart size is normal. There is a new small left pleural effusion.\n"
+           "IMPRESSION: New small left pleural effusion.")
+
+
+def test_the_audit_checks_the_reports_comparison_claims_against_the_prior_report(
+        radiologist, radiologist_client):
+    """The prior's signed report says there is a small left pleural effusion; the new report
+    calls it new. The prior report check flags it, quoting the prior sentence, and the page
+    links the quote to the prior report shown beside it."""
+    prior = signed_study(radiologist, patient_id="P-7", study_date=date(2026, 2, 1))
+    (study,) = create_studies(user=radiologist, request=UploadRequest(
+        report_text=CURRENT, patient_id="P-7"))
+    assert study.has_prior
+    run_pipeline(study)
+    found = Detection.objects.filter(report__study=study, detector="prior")
+    new_claim = next(d for d in found if "new small left pleural effusion" in
+                     d.report.sentences.get(index=d.sentence_index).text.lower())
+    assert new_claim.evidence["prior_sentence"] == "There is a small left pleural effusion."
+    page = radiologist_client.get(f"/studies/{study.pk}/")
+    assert page.context["prior"].study.pk == prior.pk
+    html = page.content.decode()
+    assert 'id="prior-report"' in html
+    assert ('<a href="#prior-report" class="prior-link"><q>There is a small left pleural '
+            'effusion.</q></a>') in html

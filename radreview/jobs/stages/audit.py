@@ -1,5 +1,6 @@
 """Audit stage: every detector declared for the "audit" stage (workers.detectors: the
-three-stage correction, the judge, comparisons without a prior, and any a site adds) on one
+three-stage correction, the judge, contradicting sentences, comparisons without a prior, the
+prior report checks when the patient has an earlier report here, and any a site adds) on one
 reading of the audited report, with the reference library for external retrieval.
 
 Stores each detector's raw detections (``review.services.store_detections``); a raw row is
@@ -14,6 +15,7 @@ from django.db.models import prefetch_related_objects
 
 from radreview.library import text_library
 from radreview.review.services import store_detections
+from radreview.studies.selectors import prior_report, priors_of
 from workers import pipeline
 from workers.detectors.text import audit_text
 from workers.library.text import TextLibrary
@@ -27,23 +29,37 @@ class AuditInputs:
     text: str
     has_prior: bool
     library: TextLibrary | None
+    # The patient's most recent earlier report in RadReview, for the prior report checks.
+    prior_report: str | None = None
+    prior_date: str | None = None
+    date: str | None = None
+
+
+def _iso(value) -> str | None:
+    return value.isoformat() if value else None
 
 
 def load(job) -> AuditInputs:
-    report = job.study.audited_report
+    study = job.study
+    report = study.audited_report
     if report is None:
         raise pipeline.StageError("This study has no report to audit.")
     try:
         library = text_library.load_text_library()
     except text_library.LibraryImportError as exc:
         raise pipeline.StageError(exc.message) from exc
-    return AuditInputs(report.text, bool(job.study.has_prior), library)
+    prior = prior_report(priors_of(study))
+    return AuditInputs(report.text, bool(study.has_prior) or prior is not None, library,
+                       prior_report=prior.text if prior else None,
+                       prior_date=_iso(prior.study.study_date) if prior else None,
+                       date=_iso(study.study_date))
 
 
 def compute(inputs: AuditInputs, models, progress) -> dict[str, list[Detection]]:
     progress(0.1, "retrieving similar reports")
     found = audit_text(inputs.text, models=models, library=inputs.library,
-                       has_prior=inputs.has_prior).detections
+                       has_prior=inputs.has_prior, prior_report=inputs.prior_report,
+                       prior_date=inputs.prior_date, date=inputs.date).detections
     progress(1.0, f"{sum(len(d) for d in found.values())} detections")
     return found
 

@@ -11,14 +11,13 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from radreview.dictation import listener
 from radreview.dictation.models import IncomingReport
 from radreview.dictation.services import DeliveryRefused, ReportDelivery, deliver
-from radreview.jobs import runner
-from radreview.jobs.models import Job
 from radreview.review import services as review
 from radreview.review.models import Decision, Detection
 from radreview.studies.models import Report, Study
 from radreview.studies.services.upload import UploadRequest, create_studies
 from tests.support import dicom_factory as dicom
 from tests.support.hl7 import FINDINGS, IMPRESSION, fields, oru
+from tests.support.inline_pipeline import run_pipeline
 
 pytestmark = pytest.mark.django_db
 
@@ -33,19 +32,6 @@ def two_views(accession: str = "ACC-100", patient_id: str = "P-100") -> list[Sim
         study_uid=uid, series_uid=f"{uid}.{n}", sop_uid=f"{uid}.{n}.1", view=view, seed=n,
         rows=64, cols=64, accession=accession, patient_id=patient_id))
         for n, view in enumerate(("PA", "LATERAL"))]
-
-
-def run_pipeline(study: Study) -> Study:
-    """Run the study's jobs in order in this process, as a worker would."""
-    for _ in range(20):
-        job = study.jobs.filter(state=Job.State.QUEUED).order_by("order").first()
-        if job is None:
-            break
-        runner.run_job(job.pk)
-        job.refresh_from_db()
-        assert job.state == Job.State.DONE, (job.stage, job.error)
-    study.refresh_from_db()
-    return study
 
 
 def hl7(text: str = REPORT, *, status: str = "final", message_id: str = "MSG-1",
