@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from radreview.plots import Frame, Tick, points
+
 WIDTH, HEIGHT = 640, 320
 LEFT, RIGHT, TOP, BOTTOM = 52, 16, 16, 44
 
@@ -32,22 +34,8 @@ class Line:
 
 
 @dataclass(frozen=True)
-class Tick:
-    position: float
-    label: str
-
-
-@dataclass(frozen=True)
-class Plot:
-    width: int
-    height: int
-    left: int
-    top: int
-    right_edge: int
-    bottom_edge: int
+class Plot(Frame):
     lines: list[Line]
-    x_ticks: list[Tick]
-    y_ticks: list[Tick]
     alpha_y: float
     alpha: float
     lambda1_x: float
@@ -72,9 +60,9 @@ def build(curve: list[dict], *, alpha: float, lambda1: int) -> Plot | None:
         if not rows:  # a calibration stored before this series was kept
             continue
         dots = [(x(row["lambda"]), y(row[key]), row["lambda"], row[key]) for row in rows]
-        lines.append(Line(key, label, color, " ".join(f"{px},{py}" for px, py, _, _ in dots), dots))
+        lines.append(Line(key, label, color, points(dots), dots))
     step = 1 if top_lambda <= 20 else max(1, round(top_lambda / 10))
     x_ticks = [Tick(x(lam), str(lam)) for lam in range(0, top_lambda + 1, step)]
     y_ticks = [Tick(y(v), f"{v:.2f}") for v in (0.0, 0.25, 0.5, 0.75, 1.0)]
-    return Plot(WIDTH, HEIGHT, LEFT, TOP, LEFT + plot_w, TOP + plot_h, lines, x_ticks, y_ticks,
+    return Plot(WIDTH, HEIGHT, LEFT, TOP, LEFT + plot_w, TOP + plot_h, x_ticks, y_ticks, lines,
                 y(alpha), alpha, x(lambda1), lambda1)

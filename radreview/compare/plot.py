@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
+from radreview.plots import Frame, Tick, points
+
 from .selectors import Row
 
 WIDTH, HEIGHT = 900, 320
@@ -29,22 +31,8 @@ class Series:
 
 
 @dataclass(frozen=True)
-class Tick:
-    position: float
-    label: str
-
-
-@dataclass(frozen=True)
-class Plot:
-    width: int
-    height: int
-    left: int
-    top: int
-    right_edge: int
-    bottom_edge: int
+class Plot(Frame):
     series: list[Series]
-    x_ticks: list[Tick]
-    y_ticks: list[Tick]
 
 
 def _top(value: float) -> float:
@@ -92,9 +80,9 @@ def build(rows: list[Row]) -> Plot | None:
             series.append(Series(
                 key=f"{n}-{'significant' if significant else 'all'}",
                 label=f"{version_label(name, version)}: {what} per study", color=color,
-                dashed=significant, points=" ".join(f"{px},{py}" for px, py, _, _ in dots),
+                dashed=significant, points=points(dots),
                 dots=dots))
     step = max(1, round(len(weeks) / 8))
     x_ticks = [Tick(x(w), w.isoformat()) for w in weeks[::step]]
     y_ticks = [Tick(y(y_top * f), f"{y_top * f:.2f}") for f in (0.0, 0.25, 0.5, 0.75, 1.0)]
-    return Plot(WIDTH, HEIGHT, LEFT, TOP, LEFT + plot_w, TOP + plot_h, series, x_ticks, y_ticks)
+    return Plot(WIDTH, HEIGHT, LEFT, TOP, LEFT + plot_w, TOP + plot_h, x_ticks, y_ticks, series)

@@ -56,6 +56,18 @@ def fill_with_their_originals(media_root: Path, marker: str | None) -> None:
             {"deployment": marker, "created_at": "2026-10-01T08:00:00+00:00"}))
 
 
+def started_worker_that_checked_the_media() -> WorkerProcess:
+    """A worker whose sweep may remove any abandoned upload at once (cutoff 0), run until it has
+    checked the media folder at its start, then stopped."""
+    worker = WorkerProcess(RADREVIEW_ORPHAN_UPLOAD_SECONDS="0")
+    worker.start()
+    try:
+        wait_for(MediaCheck.objects.exists, timeout=60, message="the worker's media check")
+    finally:
+        worker.stop()
+    return worker
+
+
 def refused_worker(**environment: str) -> str:
     """Start a worker that must refuse: its log."""
     worker = WorkerProcess(**environment)
@@ -99,12 +111,7 @@ def test_with_the_media_folders_own_database_the_worker_starts_and_keeps_every_f
     fill_with_their_originals(media_root, theirs)
     Deployment.objects.create(pk=Deployment.SINGLETON, identity=uuid.UUID(theirs))
     before = snapshot(media_root)
-    worker = WorkerProcess(RADREVIEW_ORPHAN_UPLOAD_SECONDS="0")
-    worker.start()
-    try:
-        wait_for(MediaCheck.objects.exists, timeout=60, message="the worker's media check")
-    finally:
-        worker.stop()
+    started_worker_that_checked_the_media()
     # No intent names these files: nothing proves they were abandoned, so they are reported.
     assert snapshot(media_root) == before
     assert MediaCheck.objects.get().unreferenced_files == len(THEIRS)
@@ -143,12 +150,7 @@ def test_a_database_restored_from_before_an_upload_keeps_its_files_and_reports_t
         os.utime(media_root / name, (A_DAY_AGO, A_DAY_AGO))
     before = snapshot(media_root)
 
-    worker = WorkerProcess(RADREVIEW_ORPHAN_UPLOAD_SECONDS="0")
-    worker.start()
-    try:
-        wait_for(MediaCheck.objects.exists, timeout=60, message="the worker's media check")
-    finally:
-        worker.stop()
+    worker = started_worker_that_checked_the_media()
     assert snapshot(media_root) == before
     assert MediaCheck.objects.get().unreferenced_files == 2
     assert "2 original files that no study or upload names were kept" in worker.log()
