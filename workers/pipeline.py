@@ -2,8 +2,9 @@
 
 A stage computes on a dataclass of inputs with the models of its roles (``RoleModels``) and a
 progress callback and returns a dataclass of results; it never touches the database.
-``radreview.jobs.stages`` declares the stages in order, loads the inputs, runs the stage in a
-Celery worker and stores the results in one transaction.
+The Django apps declare the stages (registered in ``radreview.jobs.stages``, which orders a
+study's), load the inputs and store the results; the runner runs a stage in a Celery worker
+and stores its results in one transaction.
 
 The method packages are imported inside the stage functions: the web process imports this
 module (StudyInputs, queue_for) and should not pay for loading spaCy, torch or FAISS.

@@ -10,8 +10,11 @@ from dataclasses import dataclass
 from django.utils import timezone
 
 from radreview.jobs.models import Job
+from radreview.jobs.stages import Stage
 from radreview.studies.storage import media_path
 from workers.radflag import calibration as crc
+
+from .services import CALIBRATE_STAGE
 
 
 @dataclass(frozen=True)
@@ -53,3 +56,6 @@ def store(job: Job, result: crc.CalibrationResult) -> dict:
                                      actor=job.created_by, job=job)
     return {"calibration": calibration.pk, "version": calibration.version,
             "summary": result.summary(), "at": timezone.now().isoformat()}
+
+
+CALIBRATE = Stage(CALIBRATE_STAGE, load, compute, store, ("llm",))

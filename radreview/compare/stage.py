@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from django.utils import timezone
 
 from radreview.jobs.models import Job
+from radreview.jobs.stages import Stage
 from workers.compare.compare import Comparison, compare_reports
 
 from .models import DraftComparison, DraftError
@@ -56,3 +57,6 @@ def store(job: Job, result: tuple[int, Comparison]) -> dict:
     logger.info("study %s: draft compared, %s errors", comparison.study_id, len(compared.errors))
     return {"comparison": comparison_id, "errors": len(compared.errors),
             "significant": compared.significant}
+
+
+COMPARE_DRAFT = Stage(COMPARE_STAGE, load, compute, store)

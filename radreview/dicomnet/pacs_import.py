@@ -21,6 +21,7 @@ from django.utils import timezone
 
 from radreview.jobs import services as jobs
 from radreview.jobs.models import Job
+from radreview.jobs.stages import Stage
 from radreview.studies.models import Study
 from radreview.studies.services.upload import UploadRequest, create_studies
 from radreview.studies.storage import media_path, write_media_atomically
@@ -122,3 +123,6 @@ def store(job: Job, retrieved: Retrieved) -> dict:
                 len(retrieved.files), ", already there" if already else "")
     return {"study": study.pk, "instances": len(retrieved.files), "already": already,
             "at": timezone.now().isoformat()}
+
+
+PACS_IMPORT = Stage(STAGE, load, compute, store)

@@ -16,7 +16,7 @@ from radreview.studies.models import Report, Study
 from workers import pipeline
 
 from .models import Job
-from .stages import STUDY_STAGES, plan
+from .stages import STUDY_ORDER, plan
 
 logger = logging.getLogger(__name__)
 
@@ -148,7 +148,7 @@ def _is_last(stage: str | None) -> bool:
     """Whether nothing can wait after ``stage``: the last of every study's stages. Jobs run in
     order and a retried job runs before those after it, so when the last one is done no job
     is pending (a study's readiness is still checked against every job)."""
-    return stage == STUDY_STAGES[-1].name
+    return stage == STUDY_ORDER[-1]
 
 
 def _mark_ready_if_done(study_id: int) -> None:
@@ -166,8 +166,7 @@ def _mark_ready_if_done(study_id: int) -> None:
 
 # Stages that read the report under audit: run again for each new version of it.
 def _reads_the_report(stage: str) -> bool:
-    names = [each.name for each in STUDY_STAGES]
-    return names.index(stage) >= names.index("parse_report")
+    return STUDY_ORDER.index(stage) >= STUDY_ORDER.index("parse_report")
 
 
 def rerun_for_report(study: Study, inputs: pipeline.StudyInputs) -> None:

@@ -1,6 +1,7 @@
 from django.apps import AppConfig
 from django.conf import settings
 
+from radreview.jobs.stages import register
 from workers.backends import registry
 
 
@@ -17,3 +18,10 @@ class LibraryConfig(AppConfig):
             return load(settings.INDEX_DIR, encoder=registry.image_encoder())
 
         registry.set_builtin_generator_loader(load_builtin_generator)
+        from . import image_import_stage, rarrg_stage, text_stage, vrag_stage  # noqa: PLC0415 - stage modules import models: only once apps are loaded
+
+        register(vrag_stage.VRAG,
+                 rarrg_stage.RARRG,
+                 text_stage.IMPORT_REFERENCE,
+                 image_import_stage.IMPORT_REFERENCE_IMAGES,
+                 image_import_stage.REBUILD_IMAGE_INDEX)

@@ -17,13 +17,13 @@ from django.views.decorators.http import require_POST
 from radreview.accounts.permissions import require_site_admin
 from radreview.jobs import services as jobs
 from radreview.jobs.models import Job
-from radreview.jobs.stages.image_import import IMPORT_STAGE, REBUILD_STAGE
 from radreview.studies.models import Image
 from radreview.studies.storage import media_path, original_path
 from workers.pipeline import queue_for
 
 from . import image_memory, renders
 from .image_import import ImportRefused
+from .image_import_stage import IMPORT_STAGE, REBUILD_STAGE
 from .models import ReferenceImage, ReferenceStudy
 from .upload import save_upload, server_path
 

@@ -10,6 +10,7 @@ import numpy as np
 from django.utils import timezone
 
 from radreview.jobs.models import Job
+from radreview.jobs.stages import Stage
 from workers.pipeline import StageError
 
 from . import text_library
@@ -37,3 +38,6 @@ def store(job: Job, result) -> dict:
     plan, vectors = result
     outcome = text_library.store_import(plan, vectors)
     return {**outcome.as_dict(), "at": timezone.now().isoformat()}
+
+
+IMPORT_REFERENCE = Stage(STAGE, load, compute, store)

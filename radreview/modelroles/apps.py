@@ -2,6 +2,7 @@ from django.apps import AppConfig
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
+from radreview.jobs.stages import register
 from workers.backends import BackendConfigError, configure
 
 
@@ -19,3 +20,6 @@ class ModelRolesConfig(AppConfig):
             configure(settings.MODEL_ROLES)
         except BackendConfigError as exc:
             raise ImproperlyConfigured(str(exc)) from None
+        from . import stage  # noqa: PLC0415 - stage modules import models: only once apps are loaded
+
+        register(stage.PROBE_ROLE)

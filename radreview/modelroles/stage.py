@@ -9,7 +9,10 @@ from dataclasses import asdict
 from django.utils import timezone
 
 from radreview.jobs.models import Job
+from radreview.jobs.stages import Stage
 from workers.backends import registry
+
+from .services import PROBE_STAGE
 
 
 def load(job: Job) -> str:
@@ -25,3 +28,6 @@ def compute(role: str, models, progress) -> dict:
 
 def store(job: Job, result: dict) -> dict:
     return {**result, "at": timezone.now().isoformat()}
+
+
+PROBE_ROLE = Stage(PROBE_STAGE, load, compute, store)

@@ -12,7 +12,7 @@ from django.test import Client
 
 from radreview.jobs import runner, services
 from radreview.jobs.models import Job
-from radreview.jobs.stages import STAGES, STUDY_STAGES
+from radreview.jobs.stages import STAGES, STUDY_ORDER, study_stages
 from radreview.studies.models import Study
 from tests import factories
 from tests.support.two_factor import verified_login
@@ -26,7 +26,7 @@ REPORT = "FINDINGS: Heart size is normal. No pleural effusion.\nIMPRESSION: No a
 ERROR = ("The reference library's index was built with another text embedder: delete "
          "/srv/radreview/indexes/reports.faiss and run python manage.py import_reference "
          "--source iu-xray again.")
-STAGE_NAMES = [stage.name for stage in STUDY_STAGES]
+STAGE_NAMES = list(STUDY_ORDER)
 
 
 class ShownText(HTMLParser):
@@ -111,5 +111,5 @@ def test_admins_see_the_stage_and_its_error_and_the_checklist_lists_the_study(fa
 
 
 def test_every_study_stage_has_a_plain_label_without_its_name():
-    for stage in STUDY_STAGES:
+    for stage in study_stages():
         assert stage.label and stage_names_in(stage.label) == [], stage.name

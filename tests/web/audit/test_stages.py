@@ -3,6 +3,7 @@ their sources, flags from the site's combination settings, and the study page sh
 with explanations and harm levels."""
 import pytest
 
+from radreview.detectors import combine_stage
 from radreview.detectors.models import CombinationSettings, FilterRule
 from radreview.jobs import runner, services
 from radreview.jobs.models import Job
@@ -142,14 +143,12 @@ def test_an_index_made_by_another_embedder_fails_the_stage_with_what_to_do(
 @pytest.mark.django_db
 def test_a_stage_that_skipped_takes_no_part_in_the_combination(sent, library,
                                                                django_capture_on_commit_callbacks):
-    from radreview.jobs.stages import combine
-
     study = factories.make_study(has_prior=True)
     factories.make_report(study, REPORT, with_sentences=False)
     run_pipeline(study, sent, django_capture_on_commit_callbacks)
     Job.objects.create(study=study, stage="vrag", order=9, state=Job.State.DONE,
                        result={"skipped": "the image memory is empty"})
     Job.objects.create(study=study, stage="radflag", order=8, state=Job.State.DONE, result={})
-    inputs = combine.load(study.jobs.get(stage="combine"))
+    inputs = combine_stage.load(study.jobs.get(stage="combine"))
     # no vrag, no comparative
     assert set(inputs.rows) == {"correction", "judge", "contradiction", "radflag"}

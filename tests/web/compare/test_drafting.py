@@ -12,12 +12,12 @@ from types import SimpleNamespace
 import pytest
 
 from radreview.audit.models import AuditEvent
+from radreview.calibration import sample_stage
 from radreview.compare import selectors
 from radreview.compare.models import DraftComparison, DraftError, DraftOrigin
 from radreview.jobs import runner
 from radreview.jobs.models import Job
 from radreview.jobs.stages import STAGES
-from radreview.jobs.stages import sample as sample_stage
 from radreview.studies.models import Report
 from tests import factories
 from tests.web.compare import drafts

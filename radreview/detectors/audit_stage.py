@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from django.db.models import prefetch_related_objects
 
+from radreview.jobs.stages import Stage
 from radreview.library import text_library
 from radreview.review.services import store_detections
 from radreview.studies.selectors import prior_report, priors_of
@@ -76,3 +77,9 @@ def store(job, detections: dict[str, list[Detection]]) -> dict:
         store_detections(report, quiet, flagged=False)
         counts[detector] = len(found)
     return {"detections": counts}
+
+
+AUDIT = Stage(
+    "audit", load, compute, store, ("text_embedder",), applies=lambda s: s.will_have_report,
+    description="Audit the report's text: three-stage correction, consistency judge, comparisons",
+    label="Checking the report")

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from radreview.detectors.services import combination_config, combination_enabled
 from radreview.jobs.models import Job
+from radreview.jobs.stages import Stage
 from radreview.review.models import Detection as DetectionRow
 from radreview.review.selectors import as_worker_detection
 from radreview.review.services import store_detections
@@ -23,6 +23,8 @@ from workers.combine import CombinationConfig, DetectorOutput, combine
 from workers.detectors import DETECTORS, in_stage
 from workers.library.vectors import SentenceVectors
 from workers.types import Detection
+
+from .services import combination_config, combination_enabled
 
 
 @dataclass(frozen=True)
@@ -118,3 +120,9 @@ def store(job, outcome: CombineResult) -> dict:
     through.objects.bulk_create(through(from_detection_id=row.pk, to_detection_id=source)
                                 for row, sources in stored for source in sources)
     return {"combined": len(stored), "flagged": sum(1 for _, _, f in results if f)}
+
+
+COMBINE = Stage(
+    "combine", load, compute, store, ("text_embedder",), applies=lambda s: s.will_have_report,
+    description="Combine every detector's detections into the flags the radiologist reviews",
+    label="Gathering the flags for review")

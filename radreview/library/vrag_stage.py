@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from django.conf import settings
 
-from radreview.library.models import StudyRetrieval
+from radreview.jobs.stages import Stage
 from radreview.review.services import store_detections
 from radreview.studies.models import Report
 from workers import pipeline
-from workers.detectors.builtin import VRAG
+from workers.detectors import builtin
 from workers.vrag.run import VragInputs
 
-from .images import (
+from .models import StudyRetrieval
+from .retrieval_stage import (
     index_dir,
     link_detections,
     memory_options,
@@ -35,7 +36,7 @@ def load(job):
 
 
 def compute(inputs, models, progress):
-    return run_or_skip(VRAG.run, inputs, models, progress)
+    return run_or_skip(builtin.VRAG.run, inputs, models, progress)
 
 
 def store(job, result) -> dict | None:
@@ -55,3 +56,9 @@ def store(job, result) -> dict | None:
     }
     StudyRetrieval.objects.update_or_create(study=study, stage=StudyRetrieval.Stage.VRAG,
                                             defaults=defaults)
+
+
+VRAG = Stage(
+    "vrag", load, compute, store, applies=lambda s: s.has_images and s.will_have_report,
+    description="V-RAG: probe the report's findings against the most similar reference images",
+    label="Comparing with similar reference images")

@@ -13,10 +13,12 @@ from pathlib import Path
 from django.utils import timezone
 
 from radreview.jobs.models import Job
-from radreview.library import image_memory
-from radreview.library.image_import import ImportRefused, run_import
-from radreview.library.upload import unpack_archive
+from radreview.jobs.stages import Stage
 from workers.pipeline import StageError
+
+from . import image_memory
+from .image_import import ImportRefused, run_import
+from .upload import unpack_archive
 
 IMPORT_STAGE = "import_reference_images"
 REBUILD_STAGE = "rebuild_image_index"
@@ -61,3 +63,7 @@ def rebuild_compute(params: dict, models, progress) -> dict:
     return {"images": len(memory), "studies": len(memory.studies),
             "encoder": memory.encoder.name if memory.encoder else None,
             "index_kind": memory.index_kind, "generation": memory.generation}
+
+
+IMPORT_REFERENCE_IMAGES = Stage(IMPORT_STAGE, load, compute, store)
+REBUILD_IMAGE_INDEX = Stage(REBUILD_STAGE, rebuild_load, rebuild_compute, store)

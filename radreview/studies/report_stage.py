@@ -1,9 +1,11 @@
 """Report-parsing stage: the audited report's sections and sentences with their spans."""
 from __future__ import annotations
 
-from radreview.studies.models import Report, Sentence
+from radreview.jobs.stages import Stage
 from workers import pipeline
 from workers.nlp.sections import IMAGE_SECTIONS
+
+from .models import Report, Sentence
 
 # Shown under the stage on the study page: a report nothing of which was read is no normal one.
 UNREAD_NOTE = ("No sentence of this report is in a section that describes the images (findings, "
@@ -33,3 +35,9 @@ def store(job, sentences: list[pipeline.ParsedSentence]) -> dict | None:
     if not any(s.section in IMAGE_SECTIONS for s in sentences):
         return {"image_sentences": 0, "note": UNREAD_NOTE}
     return None
+
+
+PARSE_REPORT = Stage(
+    "parse_report", load, compute, store, applies=lambda s: s.will_have_report,
+    description="Split the report into sentences; find each sentence's findings",
+    label="Reading the report")

@@ -6,10 +6,11 @@ from django.conf import settings
 from django.urls import reverse
 
 from radreview.audit.services import record_event
-from radreview.library.image_memory import options
 from radreview.studies.storage import original_path
 from workers.imagememory import QueryImage
 from workers.vrag.run import MemoryUnavailable
+
+from .image_memory import options
 
 
 def query_images(study) -> tuple[QueryImage, ...]:

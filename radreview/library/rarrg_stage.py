@@ -4,14 +4,22 @@ from __future__ import annotations
 
 from django.conf import settings
 
-from radreview.library.models import StudyRetrieval
+from radreview.jobs.stages import Stage
 from radreview.review.services import store_detections
 from radreview.studies.models import Report
-from workers.detectors.builtin import RARRG
+from workers.detectors import builtin
 from workers.pipeline import StageError
 from workers.rarrg.run import RarrgInputs
 
-from .images import index_dir, memory_options, query_images, run_or_skip, skipped, with_thumbnail
+from .models import StudyRetrieval
+from .retrieval_stage import (
+    index_dir,
+    memory_options,
+    query_images,
+    run_or_skip,
+    skipped,
+    with_thumbnail,
+)
 
 SOURCE = "rarrg"
 
@@ -32,7 +40,7 @@ def load(job):
 
 
 def compute(inputs, models, progress):
-    return run_or_skip(RARRG.run, inputs, models, progress)
+    return run_or_skip(builtin.RARRG.run, inputs, models, progress)
 
 
 def store(job, result) -> dict | None:
@@ -52,3 +60,9 @@ def store(job, result) -> dict | None:
     }
     StudyRetrieval.objects.update_or_create(study=study, stage=StudyRetrieval.Stage.RARRG,
                                             defaults=defaults)
+
+
+RARRG = Stage(
+    "rarrg", load, compute, store, applies=lambda s: s.has_images and s.will_have_report,
+    description="RA-RRG: key phrases of similar reference images; a draft; unsupported sentences",
+    label="Comparing with the reports of similar images")

@@ -1,8 +1,10 @@
 """Ingest stage: previews and thumbnails of a study's images."""
 from __future__ import annotations
 
-from radreview.studies.storage import original_path, write_media_atomically
+from radreview.jobs.stages import Stage
 from workers import pipeline
+
+from .storage import original_path, write_media_atomically
 
 
 def load(job) -> list[pipeline.ImageToIngest]:
@@ -28,3 +30,7 @@ def store(job, results: list[pipeline.IngestedImage]) -> None:
             f"studies/{study.pk}/previews/{image.pk}-thumb.png", result.thumbnail_png
         )
         image.save(update_fields=["preview", "thumbnail"])
+
+
+INGEST = Stage("ingest", load, compute, store, applies=lambda s: s.has_images,
+               description="Decode images and make previews", label="Reading the images")

@@ -8,13 +8,15 @@ calibration that flagged it.
 from __future__ import annotations
 
 from radreview.audit.services import record_event
-from radreview.calibration import services as calibration
+from radreview.jobs.stages import Stage
 from radreview.review.services import store_detections
 from radreview.studies.models import Report, Sentence
 from workers import pipeline
-from workers.detectors.builtin import RADFLAG
+from workers.detectors import builtin
 from workers.radflag import stages
 from workers.radflag.flags import SentenceInfo
+
+from . import services as calibration
 
 
 def load(job) -> stages.RadFlagInputs:
@@ -33,7 +35,7 @@ def load(job) -> stages.RadFlagInputs:
 
 
 def compute(inputs: stages.RadFlagInputs, models, progress) -> stages.RadFlagResult:
-    return RADFLAG.run(inputs, models, progress)
+    return builtin.RADFLAG.run(inputs, models, progress)
 
 
 def store(job, result: stages.RadFlagResult) -> dict:
@@ -60,3 +62,10 @@ def store(job, result: stages.RadFlagResult) -> dict:
     return {"scored": len(result.supports), "flagged": result.outcome.flagged_sentences,
             "report_flagged": result.outcome.report_flagged,
             "calibration": result.thresholds.calibration_id}
+
+
+RADFLAG = Stage(
+    "radflag", load, compute, store,
+    applies=lambda s: (s.has_samples or s.has_images) and s.will_have_report,
+    description="RadFlag: each sentence's support among the samples; sentence and report flags",
+    label="Checking the report against the drafts")

@@ -10,6 +10,7 @@ from django.conf import settings
 
 from radreview.audit.services import record_event
 from radreview.compare import services as drafting
+from radreview.jobs.stages import Stage
 from radreview.studies.models import Image, Report
 from radreview.studies.storage import original_path
 from workers.backends import registry
@@ -58,3 +59,10 @@ def store(job, result: stages.SampleResult) -> dict:
     )
     return {"generator": result.source, "samples": len(result.samples),
             "candidate": result.candidate is not None}
+
+
+SAMPLE = Stage(
+    "sample", load, compute, store, ("generator", "image_encoder"),
+    applies=lambda s: s.has_images and not s.has_samples and s.will_have_report,
+    description="RadFlag: draft the candidate (when no report was uploaded) and the n samples",
+    label="Drafting reports from the images")

@@ -1,0 +1,101 @@
+"""The registry of stages: every stage the runner can run, and the order of a study's stages.
+
+A stage has three parts: ``load(job)`` reads the plain inputs from the database,
+``compute(inputs, models, progress)`` works on plain data with the models of the stage's roles
+(loaded on first use), and ``store(job, result)`` writes the results inside the transaction
+that also marks the job done, and returns what the job records as its result (a dict the
+study and site pages show; None records none), which the runner writes with the done mark.
+Study stages read ``job.study``; site jobs read ``job.params``.
+A stage's roles are its own plus those of the detectors it runs (workers.detectors), so a
+detector that needs a model sends its stage to the queue that serves that model. The runner
+treats every stage alike.
+
+The job system imports no feature: each app declares its stages next to their code and
+registers them in its ``AppConfig.ready()`` (``register``), as apps register admin models or
+signal receivers. A study stage's place in the pipeline is ``STUDY_ORDER`` below.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.exceptions import ImproperlyConfigured
+
+from workers.detectors import stage_roles
+from workers.pipeline import StudyInputs, queue_for
+
+
+def _site_job(inputs: StudyInputs) -> bool:
+    return False
+
+
+@dataclass(frozen=True)
+class Stage:
+    name: str
+    load: Callable[[Any], Any]
+    compute: Callable[..., Any]
+    store: Callable[[Any, Any], None]
+    own_roles: tuple[str, ...] = ()
+    applies: Callable[[StudyInputs], bool] = _site_job  # site jobs are started, not planned
+    description: str = ""  # what it does, for admins
+    # The step in plain words, for radiologists: their pages never show a stage's name.
+    label: str = ""
+
+    @property
+    def roles(self) -> tuple[str, ...]:
+        """The model roles the stage uses: they decide its queue and what ``compute`` gets."""
+        return tuple(dict.fromkeys(self.own_roles + stage_roles(self.name)))
+
+    @property
+    def queue(self) -> str:
+        return queue_for(self.roles)
+
+
+# The order of a study's stages. Generation comes before parsing (a drafted report is parsed
+# like an uploaded one); detectors come after parsing; the system combination comes last.
+# Stages from "parse_report" on read the report under audit (a new version runs them again).
+STUDY_ORDER: tuple[str, ...] = (
+    "ingest", "sample", "parse_report", "radflag", "audit", "vrag", "rarrg", "combine")
+
+# Every registered stage by name, study stages and site jobs alike; filled by the apps' ready().
+STAGES: dict[str, Stage] = {}
+
+
+def register(*stages: Stage) -> None:
+    """Add an app's stages. A study stage (one that is planned: it has ``applies``) must have
+    its place in ``STUDY_ORDER``, and a name is taken once (registering the same stage again,
+    as a second ``ready()`` would, changes nothing)."""
+    for stage in stages:
+        planned = stage.applies is not _site_job
+        if planned != (stage.name in STUDY_ORDER):
+            raise ImproperlyConfigured(
+                f"Stage {stage.name!r}: a study stage needs both a place in STUDY_ORDER and "
+                "``applies``; a site job has neither.")
+        if STAGES.setdefault(stage.name, stage) != stage:
+            raise ImproperlyConfigured(f"Two stages are registered as {stage.name!r}.")
+
+
+def study_stages() -> tuple[Stage, ...]:
+    """Every study stage, in pipeline order."""
+    missing = [name for name in STUDY_ORDER if name not in STAGES]
+    if missing:
+        raise ImproperlyConfigured(f"No installed app registered the study stages {missing}.")
+    return tuple(STAGES[name] for name in STUDY_ORDER)
+
+
+def label_of(name: str) -> str:
+    """A stage's plain name for a radiologist's page. A stage no longer declared (the jobs of
+    studies from an earlier version) has none of its own."""
+    stage = STAGES.get(name)
+    return stage.label if stage is not None and stage.label else "A processing step"
+
+
+def description_of(name: str) -> str:
+    stage = STAGES.get(name)
+    return stage.description if stage is not None else ""
+
+
+def plan(inputs: StudyInputs) -> list[Stage]:
+    """The stages a study goes through, in order."""
+    return [stage for stage in study_stages() if stage.applies(inputs)]
