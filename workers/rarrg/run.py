@@ -5,9 +5,9 @@ from dataclasses import dataclass, field
 
 from workers.backends.builtin import AppearanceDescriptorEncoder
 from workers.imagememory import EncoderMismatch, QueryImage, load_pixels
+from workers.imagememory.access import MemoryUnavailable, check_encoder, open_memory
 from workers.pipeline import Progress, StageError, no_progress
 from workers.types import Detection
-from workers.vrag.run import MemoryUnavailable, check_encoder, open_memory
 
 from .compose import compose_report, compose_with_llm
 from .retrieval import (

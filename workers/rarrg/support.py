@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from workers.nlp import entail, findings_by_sentence, harm_of, parse_report
+from workers.nlp.findings import IMAGE_SECTIONS
 from workers.types import Detection
 
 from .retrieval import PhraseRetrieval
@@ -30,9 +32,6 @@ def unsupported_sentences(report: str, retrieval: PhraseRetrieval, embedder=None
     bank holds them); otherwise the embedder embeds them. Only unsupported sentences are
     embedded, for their evidence.
     """
-    from workers.nlp import entail, findings_by_sentence, harm_of, parse_report  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-    from workers.nlp.findings import IMAGE_SECTIONS  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-
     parsed = parse_report(report)
     grouped = findings_by_sentence(parsed)
     phrases = retrieval.selected

@@ -9,7 +9,7 @@
 
 Plain Python, no Django; docs/images.md describes the method and its choices.
 
-Nothing is re-exported here: import the modules (``from workers.vrag.run import ...``).
-The package's modules import each other's and the image memory's, so an __init__ that
-imported them would close an import circle (tests/workers/test_import_graph.py).
+Nothing is re-exported here: import the modules (``from workers.vrag.run import ...``), so
+that reading the registry loads no FAISS. The entities it probes are the image memory's
+(``workers.imagememory.entities``); V-RAG imports no other method.
 """

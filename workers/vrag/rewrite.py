@@ -13,7 +13,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .entities import ABSENT, PRESENT, UNCERTAIN
+from workers.imagememory.entities import ABSENT, PRESENT, UNCERTAIN
+from workers.nlp import findings_by_sentence, parse_report
+from workers.nlp.impression import impression_of
+from workers.nlp.phrases import phrase_of
+from workers.prompts import get_prompt
 
 
 @dataclass(frozen=True)
@@ -32,8 +36,6 @@ def _sentence(text: str) -> str:
 
 def sentence_phrases(findings, corrections: dict[str, Correction]) -> tuple[list[str], bool]:
     """(phrases of a sentence after the corrections, whether any correction applied)."""
-    from workers.nlp.phrases import phrase_of  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-
     phrases: dict[str, None] = {}
     dropped_cues: set[str] = set()
     changed = False
@@ -76,8 +78,6 @@ def suggestion_for(sentence_text: str, findings, corrections) -> str | None:
 def rewrite_report(report: str, corrections: dict[str, Correction],
                    omissions: list[str]) -> str:
     """The built-in rewrite (see the module docstring)."""
-    from workers.nlp import findings_by_sentence, parse_report  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-
     parsed = parse_report(report)
     grouped = findings_by_sentence(parsed)
     pieces: list[tuple[int, int, str]] = []
@@ -102,9 +102,6 @@ def rewrite_report(report: str, corrections: dict[str, Correction],
 
 def _fill_empty_impression(text: str) -> str:
     """An impression left without a sentence says what the findings now amount to."""
-    from workers.nlp import parse_report  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-    from workers.rarrg.compose import impression_of  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-
     parsed = parse_report(text)
     for section in parsed.sections:
         if section.name == "impression" and not parsed.sentences_in("impression"):
@@ -115,8 +112,6 @@ def _fill_empty_impression(text: str) -> str:
 
 
 def _insert_after_findings(text: str, addition: str) -> str:
-    from workers.nlp import parse_report  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-
     parsed = parse_report(text)
     findings = [s for s in parsed.sentences if s.section == "findings"]
     if findings:
@@ -127,8 +122,6 @@ def _insert_after_findings(text: str, addition: str) -> str:
 
 def rewrite_with_llm(llm, report: str, probes) -> tuple[str, str, str]:
     """(rewritten report, prompt version, model name)."""
-    from workers.prompts import get_prompt  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-
     prompt = get_prompt("vrag_rewrite")
     answers = "\n".join(f"- {p.question} {p.answer}" for p in probes
                         if p.answer in ("yes", "no")) or "(no answers)"

@@ -3,19 +3,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from workers.backends.builtin import AppearanceDescriptorEncoder
 from workers.imagememory import (
-    EncoderMismatch,
-    ImageMemoryError,
     QueryImage,
-    cached_memory,
     load_pixels,
-    memory_dir,
     resolve,
 )
-from workers.pipeline import Progress, StageError, no_progress
-from workers.types import Detection
-
-from .entities import (
+from workers.imagememory.access import check_encoder, open_memory
+from workers.imagememory.entities import (
     ABSENT,
     PRESENT,
     UNCERTAIN,
@@ -24,6 +19,12 @@ from .entities import (
     shortest_library_subphrase,
     statement,
 )
+from workers.nlp import extract_findings, findings_by_sentence, harm_of, parse_report
+from workers.nlp.findings import IMAGE_SECTIONS
+from workers.nlp.vocabulary import ancestors
+from workers.pipeline import Progress, StageError, no_progress
+from workers.types import Detection
+
 from .probe import (
     Probe,
     builtin_answer,
@@ -68,32 +69,6 @@ class _Query:
     view: str
 
 
-class MemoryUnavailable(StageError):
-    """The image memory cannot serve this study (empty, unreadable, built with another
-    encoder); the image stages skip and say why rather than fail the study."""
-
-
-def open_memory(index_dir: str, options: dict | None = None):
-    """The image memory, or MemoryUnavailable saying why it cannot be used."""
-    try:
-        memory = cached_memory(memory_dir(index_dir), **(options or {}))
-    except ImageMemoryError as exc:
-        raise MemoryUnavailable(exc.message) from None
-    if memory.is_empty:
-        raise MemoryUnavailable(
-            "The image memory is empty: import reference studies with images (python manage.py "
-            "import_reference --images DIR --reports FILE) so that similar images can be "
-            "retrieved.")
-    return memory
-
-
-def check_encoder(memory, encoder) -> None:
-    try:
-        memory.check_encoder(encoder)
-    except EncoderMismatch as exc:
-        raise MemoryUnavailable(exc.message) from None
-
-
 def pooled_neighbours(per_view, k: int):
     """The k best reference studies over every view (one image each, its best)."""
     best = {}
@@ -124,10 +99,6 @@ def _draft_findings(report: str, observation: str) -> list:
     """The report's findings that state what it says about the observation: every explicit
     mention (one per sentence), else the normal statement that implies it, else a mention of
     a related observation."""
-    from workers.nlp import extract_findings  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-    from workers.nlp.findings import IMAGE_SECTIONS  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-    from workers.nlp.vocabulary import ancestors  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-
     findings = [f for f in extract_findings(report) if f.section in IMAGE_SECTIONS]
     direct = [f for f in findings if f.observation == observation]
     related = [f for f in findings if observation in ancestors(f.observation)
@@ -159,11 +130,8 @@ def _explanation(probe: Probe, report_says: str, disagreeing: list[dict], k: int
 def run_vrag(inputs: VragInputs, progress: Progress = no_progress, *, image_encoder=None,
              extractor=None, generator=None, llm=None) -> VragResult:
     """V-RAG for one study with the models passed in (None: the role's built-in default)."""
-    from workers.nlp import harm_of, parse_report  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-
     encoder = image_encoder
     if encoder is None:
-        from workers.backends.builtin import AppearanceDescriptorEncoder  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
         encoder = AppearanceDescriptorEncoder()
     if not inputs.images:
         raise StageError("V-RAG needs the study's images; this study has none.")
@@ -193,7 +161,6 @@ def run_vrag(inputs: VragInputs, progress: Progress = no_progress, *, image_enco
 
     parsed = parse_report(inputs.report)
     sentences = {s.index: s for s in parsed.sentences}
-    from workers.nlp import findings_by_sentence  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
     grouped = findings_by_sentence(parsed)
     corrections: dict[str, Correction] = {}
     omissions: list[str] = []

@@ -9,7 +9,7 @@ from radreview.audit.services import record_event
 from radreview.library.image_memory import options
 from radreview.studies.storage import original_path
 from workers.imagememory import QueryImage
-from workers.vrag.run import MemoryUnavailable
+from workers.imagememory.access import MemoryUnavailable
 
 
 def query_images(study) -> tuple[QueryImage, ...]:
