@@ -1,7 +1,7 @@
 """The eight built-in detectors, declared once.
 
 Each ``run`` takes the stage's plain inputs, the models of the roles it declares and a
-progress callback. The text detectors (stage "audit") share one ``ReportContext``: the report
+progress callback. The text detectors (stage "audit") share one ``StudyContext``: the report
 read once, with its similar reports; the rule checks the judge and the correction both read
 are computed once per context. The method packages load spaCy and friends, so they are
 imported when a detector runs, not when the registry is read.
@@ -24,7 +24,7 @@ from .evidence import (
 )
 from .spec import GENERAL, SINGLE_PURPOSE, DetectorSpec, register
 
-# id(context) → its rule checks, forgotten with the context (a ReportContext is unhashable)
+# id(context) → its rule checks, forgotten with the context (a StudyContext is unhashable)
 _checks_of: dict[int, list] = {}
 
 
@@ -34,7 +34,7 @@ def _rule_checks(ctx, models):
         return None
     key = id(ctx)
     if key not in _checks_of:
-        from workers.judge.checks import run_checks  # noqa: PLC0415 - defer spaCy
+        from workers.rules.checks import run_checks  # noqa: PLC0415 - defer spaCy
 
         _checks_of[key] = run_checks(ctx)
         weakref.finalize(ctx, _checks_of.pop, key, None)
@@ -55,7 +55,7 @@ def run_judge(ctx, models, progress):
 
 
 def run_comparative(ctx, models, progress):
-    from workers.judge import comparative  # noqa: PLC0415 - defer spaCy
+    from workers.rules import comparative  # noqa: PLC0415 - defer spaCy
 
     return comparative.detect(ctx)
 

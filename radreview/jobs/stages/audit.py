@@ -17,7 +17,7 @@ from radreview.library import text_library
 from radreview.review.services import store_detections
 from radreview.studies.selectors import prior_report, priors_of
 from workers import pipeline
-from workers.detectors.text import audit_text
+from workers.audit.text import audit_text
 from workers.library.text import TextLibrary
 from workers.types import Detection
 

@@ -19,10 +19,10 @@ from workers.detectors import (
     stage_roles,
     unregister,
 )
-from workers.nlp.report import ReportContext
 from workers.pipeline import RoleModels, StageError
 from workers.radflag import SentenceInfo, Thresholds
 from workers.radflag.stages import RadFlagInputs
+from workers.study.context import StudyContext
 
 
 @dataclass(frozen=True)
@@ -107,9 +107,9 @@ def emitted(detections) -> set[str]:
 def test_the_text_detectors_emit_the_evidence_they_declare():
     report = ("FINDINGS: Large left pleural effusion. No pleural effusion. The heart is "
               "unchanged compared to the prior exam.\nIMPRESSION: Right pleural effusion.")
-    ctx = ReportContext(report, has_prior=False)
+    ctx = StudyContext(report, has_prior=False)
     # the prior report checks look only when the prior report is given
-    with_prior = ReportContext(report, prior_report="FINDINGS: The lungs are clear.\n"
+    with_prior = StudyContext(report, prior_report="FINDINGS: The lungs are clear.\n"
                                                     "IMPRESSION: 9 mm right upper lobe nodule.")
     models = RoleModels(stage_roles("audit"))
     for detector in in_stage("audit"):

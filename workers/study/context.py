@@ -1,6 +1,6 @@
 """One report and what the detectors know around it: its sentences and findings, the library.
 
-``ReportContext`` is built once per audited report and shared by the text detectors (judge,
+``StudyContext`` is built once per audited report and shared by the text detectors (judge,
 comparative, three-stage correction). It answers, lazily and once each:
 
 * the report's sentences, sections and findings (workers.nlp);
@@ -103,7 +103,7 @@ def _content_runs(sentence: str, taken: list[tuple[int, int]]) -> list[tuple[int
 
 
 @dataclass
-class ReportContext:
+class StudyContext:
     """``prior_report``: the text of the study's prior report, when the caller has it (the
     prior report checks compare with it); ``prior_date`` and ``date``: the two studies'
     dates as given (shown in explanations; a "prior" dated after the study is no prior)."""

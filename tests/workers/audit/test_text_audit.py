@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tests.workers.library.fakes import HashEmbedder
+from workers.audit import batch
+from workers.audit.text import audit_text
 from workers.combine import CombinationConfig
-from workers.correction import batch
 from workers.detectors import GENERAL, DetectorSpec, register, unregister
-from workers.detectors.text import audit_text
 from workers.library.vectors import SentenceVectors
 from workers.types import Detection
 

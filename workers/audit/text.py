@@ -1,24 +1,23 @@
 """The text audit of one report outside the pipeline (the batch audit, benchmarks): every
-detector declared for the "audit" stage over one shared ``ReportContext``, with their scopes
+detector declared for the "audit" stage over one shared ``StudyContext``, with their scopes
 for the system combination. The audit stage runs the same detectors on the same context."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from workers.combine import DetectorOutput
+from workers.detectors import Models, in_stage
 from workers.library.text import TextLibrary
-from workers.nlp.report import DEFAULT_NEIGHBOURS, ReportContext
 from workers.pipeline import no_progress
+from workers.study.context import DEFAULT_NEIGHBOURS, StudyContext
 from workers.types import Detection
-
-from .spec import Models, in_stage
 
 STAGE = "audit"
 
 
 @dataclass(frozen=True)
 class TextAudit:
-    context: ReportContext
+    context: StudyContext
     detections: dict[str, list[Detection]]
 
     def outputs(self) -> list[DetectorOutput]:
@@ -43,7 +42,7 @@ def audit_text(text: str, *, models: Models | None = None, library: TextLibrary 
     unknown; a ``prior_report`` makes it True); ``neighbours``: the similar reports when the
     caller retrieved them already; ``prior_report``, ``prior_date``, ``date``: the prior
     report's text and the two studies' dates, for the prior report checks."""
-    ctx = ReportContext(text, library=library, external_id=external_id, has_prior=has_prior, k=k,
+    ctx = StudyContext(text, library=library, external_id=external_id, has_prior=has_prior, k=k,
                         prior_report=prior_report, prior_date=prior_date, date=date)
     if neighbours is not None:
         ctx.neighbours = neighbours  # fills the cached property
