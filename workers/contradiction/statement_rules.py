@@ -44,7 +44,6 @@ from workers.nlp.statements import (
     plural,
     same_finding,
     sides_overlap,
-    statements,
 )
 from workers.nlp.vocabulary import CONCEPT_BY_NAME, NON_LUNG_SITES
 from workers.study.context import StudyContext
@@ -83,7 +82,7 @@ _CHANGE_WORDS = {NEW: "new", UNCHANGED: "unchanged", PERSISTS: "still there", BE
 
 def _image(ctx: StudyContext) -> list[Statement]:
     image = set(ctx.image_sentences)
-    return [s for s in statements(ctx.parsed) if s.sentence in image]
+    return [s for s in ctx.statements if s.sentence in image]
 
 
 def _sections(ctx: StudyContext) -> dict[int, str]:
@@ -177,7 +176,7 @@ def _sided_like(ctx: StudyContext, d: Statement, p: Statement) -> bool:
         return True
     side = p.laterality
     if side is None:
-        sides = {s.laterality for s in statements(ctx.parsed)
+        sides = {s.laterality for s in ctx.statements
                  if s.sentence == p.sentence and s.laterality}
         side = sides.pop() if len(sides) == 1 else None
     return side in (d.laterality, "bilateral")

@@ -3,7 +3,8 @@
     select_phrases / retrieve_phrases                kNN key-phrase retrieval, threshold 0.4,
                                                      pooled over a study's views
     compose_report(phrases)                          the built-in composer (radiology order)
-    run_rarrg(RarrgInputs(...), progress)            draft + ``rarrg`` detections for a study
+    run_rarrg(ctx, progress)                         draft + ``rarrg`` detections for a study
+                                                     (its StudyContext: images, report)
     load_builtin_generator(index_dir)                the generator role's built-in default
     retriever.build_model / train / load_checkpoint  the trained DETR-style retriever (torch)
 

@@ -1,6 +1,6 @@
 """V-RAG (Chu, Zhang, Malon, Min): retrieval-augmented entity probing of a draft report.
 
-    run_vrag(VragInputs(index_dir, report, images), progress) -> VragResult
+    run_vrag(ctx, progress) -> VragResult    the study context's report and images:
         top-k similar reference images (image memory), the disease entities of the report and
         of the retrieved reports (extractor role) mapped to their shortest terminal
         sub-phrase seen in the library, a yes/no probe per entity (generator, llm or built-in

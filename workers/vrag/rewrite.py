@@ -14,10 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from workers.imagememory.entities import ABSENT, PRESENT, UNCERTAIN
-from workers.nlp import findings_by_sentence, parse_report
-from workers.nlp.impression import impression_of
+from workers.nlp import parse_report
+from workers.nlp.impression import as_sentence, impression_of
 from workers.nlp.phrases import phrase_of
 from workers.prompts import get_prompt
+from workers.study import StudyContext
 
 
 @dataclass(frozen=True)
@@ -27,11 +28,6 @@ class Correction:
     observation: str
     answer: str              # "yes" / "no"
     positive_phrase: str     # how to state it when answered yes
-
-
-def _sentence(text: str) -> str:
-    text = text.strip().rstrip(".")
-    return text[:1].upper() + text[1:] + "." if text else ""
 
 
 def sentence_phrases(findings, corrections: dict[str, Correction]) -> tuple[list[str], bool]:
@@ -72,20 +68,18 @@ def suggestion_for(sentence_text: str, findings, corrections) -> str | None:
     phrases, changed = sentence_phrases(findings, corrections)
     if not changed:
         return None
-    return " ".join(_sentence(p) for p in phrases)
+    return " ".join(as_sentence(p) for p in phrases)
 
 
-def rewrite_report(report: str, corrections: dict[str, Correction],
+def rewrite_report(ctx: StudyContext, corrections: dict[str, Correction],
                    omissions: list[str]) -> str:
-    """The built-in rewrite (see the module docstring)."""
-    parsed = parse_report(report)
-    grouped = findings_by_sentence(parsed)
+    """The built-in rewrite of the context's report (see the module docstring)."""
     pieces: list[tuple[int, int, str]] = []
-    for sentence in parsed.sentences:
-        replacement = suggestion_for(sentence.text, grouped[sentence.index], corrections)
+    for sentence in ctx.parsed.sentences:
+        replacement = suggestion_for(sentence.text, ctx.findings[sentence.index], corrections)
         if replacement is not None:
             pieces.append((sentence.start, sentence.end, replacement))
-    text = report
+    text = ctx.text
     for start, end, replacement in sorted(pieces, reverse=True):
         if replacement:
             text = text[:start] + replacement + text[end:]
@@ -95,7 +89,7 @@ def rewrite_report(report: str, corrections: dict[str, Correction],
                 tail += 1
             text = text[:start] + text[tail:]
     if omissions:
-        addition = " ".join(_sentence(p) for p in omissions)
+        addition = " ".join(as_sentence(p) for p in omissions)
         text = _insert_after_findings(text, addition)
     return _fill_empty_impression(text).strip()
 

@@ -85,8 +85,8 @@ def test_a_denials_own_idiom_is_not_suspected(text):
 
 def test_the_gained_no_is_removed_and_the_finding_kept():
     result = correct(StudyContext("FINDINGS: Heart size is normal. No ET tube ends 4.5 cm "
-                                   "above the carina.\nIMPRESSION: No acute cardiopulmonary "
-                                   "process.", library=make_library()))
+                                  "above the carina.\nIMPRESSION: No acute cardiopulmonary "
+                                  "process.", library=make_library()))
     assert result.has_error and result.sentence_index == 1
     assert result.suggestion is not None and not result.suggestion.lower().startswith("no ")
     assert "ET tube ends 4.5 cm above the carina" in result.suggestion

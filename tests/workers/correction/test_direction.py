@@ -69,7 +69,7 @@ def test_a_summary_is_aligned_with_the_detailed_findings():
 
 def test_a_detailed_denial_of_the_same_finding_is_a_reason():
     ctx = StudyContext("FINDINGS: There is a right pleural effusion. No right pleural "
-                        "effusion.\nIMPRESSION: Normal chest.")
+                       "effusion.\nIMPRESSION: Normal chest.")
     verdict = judge_direction(ctx, 0, "There is no right pleural effusion.", related=1)
     assert verdict.allowed and verdict.basis == "detailed_text"
 
@@ -87,7 +87,7 @@ def test_a_normal_statement_or_the_library_alone_is_no_reason():
 
 def test_a_template_that_lost_its_no_may_take_the_libraries_denial():
     ctx = StudyContext("FINDINGS: Heart size is normal. There is focal airspace "
-                        "consolidation.\nIMPRESSION: No acute cardiopulmonary abnormality.")
+                       "consolidation.\nIMPRESSION: No acute cardiopulmonary abnormality.")
     fix = "There is no focal airspace consolidation."
     assert not judge_direction(ctx, 1, fix).allowed
     verdict = judge_direction(ctx, 1, fix, denial_wording=(fix.lower(), 3))

@@ -12,7 +12,7 @@ _STATES = [(f"lib-{n}", "FINDINGS: Aortic calcifications are noted. No pneumotho
 def _signals(text, reports=_STATES, external_id=None):
     library = make_library(reports)
     ctx = StudyContext("FINDINGS: Heart size is normal. " + text, library=library,
-                        external_id=external_id)
+                       external_id=external_id)
     return never_denied_signals(ctx)
 
 
@@ -48,7 +48,7 @@ def test_the_counts_are_made_once_per_library_and_the_fix_affirms():
     library = make_library(_STATES)
     assert finding_counts(library) is finding_counts(library)
     result = correct(StudyContext("FINDINGS: Heart size is normal. Aortic calcifications are "
-                                   "not noted.", library=library))
+                                  "not noted.", library=library))
     assert result.has_error and result.sentence_index == 1
     assert result.suggestion is not None and "not" not in result.suggestion.split()
 

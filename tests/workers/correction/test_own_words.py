@@ -50,7 +50,7 @@ def test_restore_prefers_the_sentences_words_to_the_librarys_contexts():
     library = make_library([(f"iu-{n}", "FINDINGS: Multiple remote pleural effusions again.\n"
                                         "IMPRESSION: Normal.") for n in range(6)])
     ctx = StudyContext("FINDINGS: Heart size is normal. Multiple remote cirrhosis again.\n"
-                        "IMPRESSION: No acute process.", library=library)
+                       "IMPRESSION: No acute process.", library=library)
     index = next(i for i in ctx.image_sentences if "cirrhosis" in ctx.sentence(i).text)
     sentence = ctx.sentence(index).text
     start = sentence.index("cirrhosis")

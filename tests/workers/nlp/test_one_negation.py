@@ -212,6 +212,6 @@ def test_the_denial_before_a_finding_follows_the_rules(text, cue):
 
 def test_a_judge_self_denial_needs_a_denial_that_reaches_the_finding():
     ctx = StudyContext("FINDINGS: Rib fractures have not changed appreciably over the past "
-                        "24 hr moderate left pleural effusion is greater.")
+                       "24 hr moderate left pleural effusion is greater.")
     assert self_denials(ctx) == []
     assert self_denials(StudyContext("FINDINGS: No mild cardiomegaly."))

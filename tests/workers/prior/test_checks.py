@@ -179,4 +179,4 @@ def test_without_a_prior_report_nothing_is_checked():
     assert find_issues(StudyContext(current)) == []
     # a "prior" dated after the study is no prior
     assert find_issues(StudyContext(current, prior_report="FINDINGS: Small left effusion.",
-                                     prior_date="2025-03-01", date="2025-02-01")) == []
+                                    prior_date="2025-03-01", date="2025-02-01")) == []
