@@ -112,7 +112,7 @@ COMPARATIVE = register(DetectorSpec(
 RADFLAG = register(DetectorSpec(
     name="radflag", label="RadFlag (sampling and entailment)", stage="radflag", roles=("llm",),
     scope=GENERAL, evidence=RadFlagEvidence, run=run_radflag,
-    template="review/evidence/radflag.html", guarantee=radflag_guarantee,
+    template="review/evidence/radflag.html", guarantee=radflag_guarantee, needs=(),
     description="Each sentence's support among n sampled reports, flagged below the "
                 "calibrated threshold λ1 (Zhang, Sambara et al.)."))
 VRAG = register(DetectorSpec(
