@@ -11,5 +11,6 @@ A detector declares in its spec which parts it reads (``DetectorSpec.needs``); t
 builds those parts and nothing else. Plain Python, no Django.
 """
 from .context import DEFAULT_NEIGHBOURS, StudyContext
+from .images import StudyImages
 
-__all__ = ["DEFAULT_NEIGHBOURS", "StudyContext"]
+__all__ = ["DEFAULT_NEIGHBOURS", "StudyContext", "StudyImages"]
