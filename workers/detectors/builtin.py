@@ -73,10 +73,10 @@ def run_prior(ctx, models, progress):
     return detections(ctx)
 
 
-def run_radflag(inputs, models, progress):  # its stage's samples and stored sentences
-    from workers.radflag.stages import radflag  # noqa: PLC0415 - defer spaCy
+def run_radflag(ctx, models, progress):
+    from workers.radflag.stages import inputs_of, radflag  # noqa: PLC0415 - defer spaCy
 
-    return radflag(inputs, progress, llm=models.get("llm"))
+    return radflag(inputs_of(ctx), progress, llm=models.get("llm"))
 
 
 def run_vrag(ctx, models, progress):
@@ -112,7 +112,8 @@ COMPARATIVE = register(DetectorSpec(
 RADFLAG = register(DetectorSpec(
     name="radflag", label="RadFlag (sampling and entailment)", stage="radflag", roles=("llm",),
     scope=GENERAL, evidence=RadFlagEvidence, run=run_radflag,
-    template="review/evidence/radflag.html", guarantee=radflag_guarantee, needs=(),
+    template="review/evidence/radflag.html", guarantee=radflag_guarantee,
+    needs=("report", "samples"),
     description="Each sentence's support among n sampled reports, flagged below the "
                 "calibrated threshold λ1 (Zhang, Sambara et al.)."))
 VRAG = register(DetectorSpec(

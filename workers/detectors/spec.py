@@ -29,8 +29,9 @@ ROLES = ("generator", "llm", "text_embedder", "image_encoder", "extractor")
 #: layer builds those its detectors need. "report": the audited report, read once (sentences,
 #: findings, statements); "library": the reference library and the report's most similar
 #: reports; "prior_report": the patient's prior report; "images": the study's images, their
-#: descriptors and the reference images nearest them.
-NEEDS = ("report", "library", "prior_report", "images")
+#: descriptors and the reference images nearest them; "samples": the reports sampled for the
+#: study (RadFlag's).
+NEEDS = ("report", "library", "prior_report", "images", "samples")
 
 #: The review page's fallback when a detector has no evidence template of its own.
 GENERIC_TEMPLATE = "review/evidence/generic.html"

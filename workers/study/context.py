@@ -8,6 +8,7 @@ lazily and once each:
 * the report's sentences, sections and findings (workers.nlp) and its model of statements
   (``statements``, workers/nlp/statements.py);
 * the prior report, parsed (``prior``);
+* ``samples``: the reports sampled for the study, when its stage has them (RadFlag);
 * ``images``: the study's views, their pixels and descriptors and the reference images
   nearest them (``StudyImages``; None for a report without images);
 * ``neighbours``: the k most similar library reports (never one with the report's own id);
@@ -117,7 +118,8 @@ class StudyContext:
     prior report checks compare with it); ``prior_date`` and ``date``: the two studies'
     dates as given (shown in explanations; a "prior" dated after the study is no prior).
     ``images``: the study's images (None: it has none, or no detector of the stage needs
-    them); ``settings``: a detector's site settings by its name (V-RAG's top k, ...)."""
+    them); ``samples``: the reports sampled for the study (RadFlag's); ``settings``: a
+    detector's site settings by its name (V-RAG's top k, RadFlag's thresholds, ...)."""
 
     text: str
     library: TextLibrary | None = None
@@ -128,6 +130,7 @@ class StudyContext:
     prior_date: str | None = None
     date: str | None = None
     images: StudyImages | None = None
+    samples: tuple[str, ...] = ()
     settings: dict[str, dict] = field(default_factory=dict)
     _cache: dict = field(default_factory=dict, repr=False)
 
