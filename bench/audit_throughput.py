@@ -61,9 +61,9 @@ def main() -> None:
     args = parser.parse_args()
 
     started = time.perf_counter()
+    from workers.audit import batch
     from workers.backends import registry
     from workers.combine import CombinationConfig
-    from workers.correction import batch
     from workers.library.vectors import SentenceVectors
     from workers.nlp import extract_findings
     from workers.nlp.caches import clear_caches

@@ -60,8 +60,10 @@ def main() -> None:
         memory_dir,
     )
     from workers.rarrg.generator import load_builtin_generator
-    from workers.rarrg.run import RarrgInputs, run_rarrg
-    from workers.vrag.run import VragInputs, run_vrag
+    from workers.rarrg.run import run_rarrg
+    from workers.study import StudyContext
+    from workers.study.images import StudyImages
+    from workers.vrag.run import run_vrag
 
     encoder, extractor = AppearanceDescriptorEncoder(), RuleExtractor()
     embedder = SentenceTransformerEmbedder(builtin_model_path(), setting="bench", device="cpu",
@@ -140,13 +142,14 @@ def main() -> None:
 
         query = tuple(QueryImage(str(path), "dicom", view) for view, path in paths)
         t = time.perf_counter()
-        run_vrag(VragInputs(str(index_dir), candidate, query), image_encoder=encoder,
-                 extractor=extractor)
+        # one context per stage, as the pipeline builds them
+        run_vrag(StudyContext(candidate, images=StudyImages(query, index_dir=str(index_dir))),
+                 image_encoder=encoder, extractor=extractor)
         times["vrag"] = time.perf_counter() - t
 
         t = time.perf_counter()
-        run_rarrg(RarrgInputs(str(index_dir), query, candidate), image_encoder=encoder,
-                  text_embedder=embedder)
+        run_rarrg(StudyContext(candidate, images=StudyImages(query, index_dir=str(index_dir))),
+                  image_encoder=encoder, text_embedder=embedder)
         times["rarrg"] = time.perf_counter() - t
         times["total"] = sum(times.values())
         for stage, seconds in times.items():

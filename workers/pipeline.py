@@ -156,9 +156,14 @@ def parse_report(text: str, progress: Progress = no_progress) -> list[ParsedSent
     """Split a report into sentences with their spans and sections, and find what each states."""
 
     parsed = nlp.parse_report(text)
-    findings = nlp.findings_by_sentence(parsed)
-    categories = nlp.sentence_categories(parsed)
     progress(1.0, f"{len(parsed.sentences)} sentences")
+    return sentences_of(parsed, nlp.findings_by_sentence(parsed))
+
+
+def sentences_of(parsed: nlp.ParsedReport, findings: dict[int, list[nlp.Finding]]
+                 ) -> list[ParsedSentence]:
+    """The sentences of a parsed report with their category and their findings as stored."""
+    categories = nlp.sentence_categories(parsed)
     return [
         ParsedSentence(
             s.index, s.text, s.start, s.end, s.section, category=categories[s.index],

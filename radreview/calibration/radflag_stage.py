@@ -1,7 +1,8 @@
 """RadFlag stage: each sentence's support against the samples, sentence and report flags.
 
-Loads the audited report's sentences, the study's samples and the thresholds of the active
-calibration (or the defaults) when the stage starts; stores the support on each Sentence,
+Loads the study context when the stage starts: the audited report (its sentences read as the
+parse stage stores them), the study's samples and the thresholds of the active calibration
+(or the defaults); stores the support on each Sentence,
 one ``radflag`` detection per flagged sentence, and the study's RadFlag result with the
 calibration that flagged it.
 """
@@ -14,28 +15,25 @@ from radreview.studies.models import Report, Sentence
 from workers import pipeline
 from workers.detectors import builtin
 from workers.radflag import stages
-from workers.radflag.flags import SentenceInfo
+from workers.study import StudyContext
 
 from . import services as calibration
 
 
-def load(job) -> stages.RadFlagInputs:
+def load(job) -> StudyContext:
     study = job.study
     report = study.audited_report
     if report is None:
         raise pipeline.StageError("This study has no report for RadFlag to audit.")
-    sentences = tuple(
-        SentenceInfo(s.index, s.text, s.start, s.end, s.section, s.category,
-                     tuple(s.findings or ()))
-        for s in report.sentences.order_by("index")
-    )
     samples = tuple(study.reports.filter(kind=Report.Kind.SAMPLE)
                     .order_by("sample_index", "id").values_list("text", flat=True))
-    return stages.RadFlagInputs(sentences, samples, calibration.active_thresholds())
+    thresholds = calibration.active_thresholds()
+    return StudyContext(report.text, samples=samples,
+                        settings={builtin.RADFLAG.name: {"thresholds": thresholds}})
 
 
-def compute(inputs: stages.RadFlagInputs, models, progress) -> stages.RadFlagResult:
-    return builtin.RADFLAG.run(inputs, models, progress)
+def compute(ctx: StudyContext, models, progress) -> stages.RadFlagResult:
+    return builtin.RADFLAG.run(ctx, models, progress)
 
 
 def store(job, result: stages.RadFlagResult) -> dict:

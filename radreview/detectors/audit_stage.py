@@ -1,7 +1,8 @@
 """Audit stage: every detector declared for the "audit" stage (workers.detectors: the
 three-stage correction, the judge, contradicting sentences, comparisons without a prior, the
 prior report checks when the patient has an earlier report here, and any a site adds) on one
-reading of the audited report, with the reference library for external retrieval.
+study context: the audited report read once, the reference library for external retrieval,
+the prior report, and the study's images when a detector of the stage needs them.
 
 Stores each detector's raw detections (``review.services.store_detections``); a raw row is
 ``flagged`` when its own confidence reaches ``RAW_FLAG_CONFIDENCE`` (what the review page shows
@@ -9,38 +10,27 @@ when the site switched the system combination off). The combine stage folds them
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from django.db.models import prefetch_related_objects
 
 from radreview.jobs.stages import Stage
 from radreview.library import text_library
+from radreview.library.retrieval_stage import study_images
 from radreview.review.services import store_detections
 from radreview.studies.selectors import prior_report, priors_of
 from workers import pipeline
-from workers.detectors.text import audit_text
-from workers.library.text import TextLibrary
+from workers.audit.text import STAGE, audit_context
+from workers.detectors import stage_needs
+from workers.study import StudyContext
 from workers.types import Detection
 
 RAW_FLAG_CONFIDENCE = 0.5
-
-
-@dataclass(frozen=True)
-class AuditInputs:
-    text: str
-    has_prior: bool
-    library: TextLibrary | None
-    # The patient's most recent earlier report in RadReview, for the prior report checks.
-    prior_report: str | None = None
-    prior_date: str | None = None
-    date: str | None = None
 
 
 def _iso(value) -> str | None:
     return value.isoformat() if value else None
 
 
-def load(job) -> AuditInputs:
+def load(job) -> StudyContext:
     study = job.study
     report = study.audited_report
     if report is None:
@@ -49,18 +39,18 @@ def load(job) -> AuditInputs:
         library = text_library.load_text_library()
     except text_library.LibraryImportError as exc:
         raise pipeline.StageError(exc.message) from exc
+    # The patient's most recent earlier report in RadReview, for the prior report checks.
     prior = prior_report(priors_of(study))
-    return AuditInputs(report.text, bool(study.has_prior) or prior is not None, library,
-                       prior_report=prior.text if prior else None,
-                       prior_date=_iso(prior.study.study_date) if prior else None,
-                       date=_iso(study.study_date))
+    images = study_images(study) if "images" in stage_needs(STAGE) else None
+    return StudyContext(report.text, library=library,
+                        has_prior=bool(study.has_prior) or prior is not None,
+                        prior_report=prior.text if prior else None,
+                        prior_date=_iso(prior.study.study_date) if prior else None,
+                        date=_iso(study.study_date), images=images)
 
 
-def compute(inputs: AuditInputs, models, progress) -> dict[str, list[Detection]]:
-    progress(0.1, "retrieving similar reports")
-    found = audit_text(inputs.text, models=models, library=inputs.library,
-                       has_prior=inputs.has_prior, prior_report=inputs.prior_report,
-                       prior_date=inputs.prior_date, date=inputs.date).detections
+def compute(ctx: StudyContext, models, progress) -> dict[str, list[Detection]]:
+    found = audit_context(ctx, models=models, progress=progress).detections
     progress(1.0, f"{sum(len(d) for d in found.values())} detections")
     return found
 

@@ -58,10 +58,12 @@ def load(job) -> CombineInputs:
         return CombineInputs(combination_enabled(), None, {}, {}, bool(study.has_prior),
                              replaces)
     # A detector that ran and found nothing still votes; a stage that skipped (no image
-    # memory, no samples) examined nothing: no vote.
+    # memory, no samples) examined nothing: no vote, and neither did a detector its stage
+    # left out (one that needs images, in a study without them) where the stage counts
+    # what each of its detectors found.
     ran = {spec.name for job_row in study.jobs.filter(state=Job.State.DONE)
            if not (isinstance(job_row.result, dict) and job_row.result.get("skipped"))
-           for spec in in_stage(job_row.stage)}
+           for spec in in_stage(job_row.stage) if _looked(job_row.result, spec.name)}
     rows: dict[str, list[tuple[int, Detection]]] = {name: [] for name in DETECTORS
                                                     if name in ran}
     for row in found:
@@ -80,6 +82,11 @@ def load(job) -> CombineInputs:
     config = combination_config()
     return CombineInputs(config is not None, config, sentences, rows, bool(study.has_prior),
                          replaces)
+
+
+def _looked(result, name: str) -> bool:
+    counts = result.get("detections") if isinstance(result, dict) else None
+    return not isinstance(counts, dict) or name in counts
 
 
 def _single_purpose(name: str) -> bool:

@@ -9,17 +9,10 @@ from radreview.review.services import store_detections
 from radreview.studies.models import Report
 from workers.detectors import builtin
 from workers.pipeline import StageError
-from workers.rarrg.run import RarrgInputs
+from workers.study import StudyContext
 
 from .models import StudyRetrieval
-from .retrieval_stage import (
-    index_dir,
-    memory_options,
-    query_images,
-    run_or_skip,
-    skipped,
-    with_thumbnail,
-)
+from .retrieval_stage import run_or_skip, skipped, study_images, with_thumbnail
 
 SOURCE = "rarrg"
 
@@ -31,16 +24,17 @@ def load(job):
         raise StageError(f"RADREVIEW_RARRG_RETRIEVER is 'trained' but {checkpoint} does not "
                          "exist: run python manage.py train_phrase_retriever first.")
 
-    return RarrgInputs(
-        index_dir=index_dir(), images=query_images(job.study),
-        report=report.text if report is not None else None,
-        neighbours=settings.RARRG_NEIGHBOURS, threshold=settings.RARRG_SELECTION_THRESHOLD,
-        retriever_checkpoint=str(checkpoint) if settings.RARRG_RETRIEVER == "trained" else None,
-        memory_options=memory_options())
+    options = {"neighbours": settings.RARRG_NEIGHBOURS,
+               "threshold": settings.RARRG_SELECTION_THRESHOLD,
+               "retriever_checkpoint": str(checkpoint)
+               if settings.RARRG_RETRIEVER == "trained" else None}
+    # without a report to audit, RA-RRG still drafts one from the images
+    return StudyContext(report.text if report is not None else "",
+                        images=study_images(job.study), settings={builtin.RARRG.name: options})
 
 
-def compute(inputs, models, progress):
-    return run_or_skip(builtin.RARRG.run, inputs, models, progress)
+def compute(ctx, models, progress):
+    return run_or_skip(builtin.RARRG.run, ctx, models, progress)
 
 
 def store(job, result) -> dict | None:

@@ -1,5 +1,5 @@
-"""What the V-RAG and RA-RRG stages share: the study's images as query images, the memory's
-settings, neighbours made traceable and linkable."""
+"""What the stages that read images share: the study's images for its study context (the
+views, the image memory's place and settings), neighbours made traceable and linkable."""
 from __future__ import annotations
 
 from django.conf import settings
@@ -8,7 +8,8 @@ from django.urls import reverse
 from radreview.audit.services import record_event
 from radreview.studies.storage import original_path
 from workers.imagememory import QueryImage
-from workers.vrag.run import MemoryUnavailable
+from workers.imagememory.access import MemoryUnavailable
+from workers.study.images import StudyImages
 
 from .image_memory import options
 
@@ -16,6 +17,15 @@ from .image_memory import options
 def query_images(study) -> tuple[QueryImage, ...]:
     return tuple(QueryImage(str(original_path(image)), image.kind, image.view, image.pk)
                  for image in study.images.order_by("position", "id"))
+
+
+def study_images(study) -> StudyImages | None:
+    """The study's images for its study context (None: it has none)."""
+    queries = query_images(study)
+    if not queries:
+        return None
+    return StudyImages(queries, index_dir=index_dir(), media_root=str(settings.MEDIA_ROOT),
+                       memory_options=memory_options())
 
 
 def memory_options() -> dict:

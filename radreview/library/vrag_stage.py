@@ -9,18 +9,10 @@ from radreview.review.services import store_detections
 from radreview.studies.models import Report
 from workers import pipeline
 from workers.detectors import builtin
-from workers.vrag.run import VragInputs
+from workers.study import StudyContext
 
 from .models import StudyRetrieval
-from .retrieval_stage import (
-    index_dir,
-    link_detections,
-    memory_options,
-    query_images,
-    run_or_skip,
-    skipped,
-    with_thumbnail,
-)
+from .retrieval_stage import link_detections, run_or_skip, skipped, study_images, with_thumbnail
 
 SOURCE = "vrag"
 
@@ -30,13 +22,12 @@ def load(job):
     if report is None:
         raise pipeline.StageError("V-RAG audits the study's report, and this study has none.")
 
-    return VragInputs(index_dir=index_dir(), report=report.text, images=query_images(job.study),
-                      media_root=str(settings.MEDIA_ROOT), top_k=settings.VRAG_TOP_K,
-                      memory_options=memory_options())
+    return StudyContext(report.text, images=study_images(job.study),
+                        settings={builtin.VRAG.name: {"top_k": settings.VRAG_TOP_K}})
 
 
-def compute(inputs, models, progress):
-    return run_or_skip(builtin.VRAG.run, inputs, models, progress)
+def compute(ctx, models, progress):
+    return run_or_skip(builtin.VRAG.run, ctx, models, progress)
 
 
 def store(job, result) -> dict | None:

@@ -1,6 +1,8 @@
 """No import circles in workers/ (issue 17) nor in radreview/ (issue 33): the graph of every
 import statement, at module level and inside functions, computed with ``ast``; a cycle fails
-with its path."""
+with its path. Nor folder loops in workers/ (issue 33): a folder of workers/ (a package, or a
+module beside them) that imports another which imports it back, file by file without a circle,
+fails too."""
 import ast
 from pathlib import Path
 
@@ -99,6 +101,18 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
+def folder_graph(graph: dict[str, set[str]], package: str = PACKAGE) -> dict[str, set[str]]:
+    """The same graph between the folders of ``package`` (workers.nlp, workers.jsonl, ...):
+    an arrow where some module of one imports some module of another."""
+    def folder(module: str) -> str:
+        return ".".join(module.split(".")[:2])
+
+    folders: dict[str, set[str]] = {folder(m): set() for m in graph}
+    for module, targets in graph.items():
+        folders[folder(module)] |= {folder(t) for t in targets} - {folder(module)}
+    return folders
+
+
 def test_the_graph_sees_function_level_and_relative_imports(tmp_path):
     pkg = tmp_path / "workers"
     (pkg / "a").mkdir(parents=True)
@@ -129,8 +143,28 @@ def test_the_graph_sees_the_packages_an_import_initialises(tmp_path):
     assert cycles(graph) == [["workers.a", "workers.a.x", "workers.b", "workers.b.y"]]
 
 
+def test_a_folder_loop_is_seen_where_no_file_circle_is(tmp_path):
+    pkg = tmp_path / "workers"
+    for name in ("a", "b"):
+        (pkg / name).mkdir(parents=True)
+        (pkg / name / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a" / "x.py").write_text("from workers.b import y\n")
+    (pkg / "b" / "y.py").write_text("")
+    (pkg / "b" / "z.py").write_text("from workers.a.w import f\n")
+    (pkg / "a" / "w.py").write_text("")
+    graph = import_graph(tmp_path, inits=False)
+    assert cycles(graph) == []
+    assert cycles(folder_graph(graph)) == [["workers.a", "workers.b"]]
+
+
 def test_no_import_circles_in_workers():
     assert cycles(import_graph(inits=False)) == []
+
+
+def test_no_folder_loops_in_workers():
+    """Shared pieces stand below the folders that use them (docs/design.md, "workers/")."""
+    assert cycles(folder_graph(import_graph(inits=False))) == []
 
 
 def test_package_inits_add_no_circle():

@@ -2,8 +2,8 @@
 import pytest
 
 from radreview.errors import ServiceError
+from workers.audit import batch
 from workers.backends.errors import BackendError
-from workers.correction import batch
 from workers.errors import WorkerError
 from workers.jsonl import JsonlError, numbered_jsonl, read_jsonl, write_jsonl
 from workers.library.records import RecordError, read_jsonl_reports

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
-from workers.nlp.report import ReportContext
 from workers.nlp.vocabulary import SEVERITY_RE, severity_of
+from workers.study.context import StudyContext
 from workers.types import Detection
 
 from .find import find_contradictions
@@ -48,7 +48,7 @@ def _claim_words(c: Contradiction, index: int) -> str:
     return c.claim_of(index).words
 
 
-def explanation(ctx: ReportContext, c: Contradiction, index: int) -> str:
+def explanation(ctx: StudyContext, c: Contradiction, index: int) -> str:
     other = c.other_of(index).sentence
     quote = ctx.sentence(other).text
     what = _WHAT[c.kind].format(obs=c.claim_of(index).finding.observation)
@@ -68,7 +68,7 @@ ALIGN_REASON = ("the impression summarises the findings: it is aligned with the 
                 "describe, never the finding with the summary")
 
 
-def suggestion(ctx: ReportContext, c: Contradiction, index: int) -> str | None:
+def suggestion(ctx: StudyContext, c: Contradiction, index: int) -> str | None:
     """For the doubted global normal statement of an IMPRESSION, the impression aligned with
     the finding ("No acute cardiopulmonary process." -> "Large right pleural effusion.");
     nothing elsewhere: a positive side is never rewritten, and a normal statement among the
@@ -86,7 +86,7 @@ BOTH_READINGS_REASON = ("both sentences state what is there and disagree; the te
 _SIDE_SWAP = {"left": "right", "right": "left"}
 
 
-def _aligned(ctx: ReportContext, c: Contradiction, change: int) -> str | None:
+def _aligned(ctx: StudyContext, c: Contradiction, change: int) -> str | None:
     """Sentence ``change`` made to agree with the other sentence of the pair, where that is a
     change of one word: a side ("left" for "right") or a size word ("mild" for "severe")."""
     text = ctx.sentence(change).text
@@ -120,7 +120,7 @@ def _cased(word: str, like: str) -> str:
     return word[:1].upper() + word[1:] if like[:1].isupper() else word
 
 
-def readings(ctx: ReportContext, c: Contradiction, index: int) -> list[dict]:
+def readings(ctx: StudyContext, c: Contradiction, index: int) -> list[dict]:
     """The two readings of a pair of statements of what is there: this sentence is right (and
     the other is changed to agree), or the other is (and this one is changed)."""
     other = c.other_of(index).sentence
@@ -140,7 +140,7 @@ def readings(ctx: ReportContext, c: Contradiction, index: int) -> list[dict]:
     return out
 
 
-def detections(ctx: ReportContext) -> list[Detection]:
+def detections(ctx: StudyContext) -> list[Detection]:
     """Two detections per contradiction, one on each sentence."""
     out = []
     for c in find_contradictions(ctx):

@@ -1,7 +1,7 @@
 """Every contradiction of a report, once per pair of sentences, cached on its context."""
 from __future__ import annotations
 
-from workers.nlp.report import ReportContext
+from workers.study.context import StudyContext
 
 from .pairs import GLOBAL_NORMAL, PRESENCE, Contradiction
 from .rules import RULES
@@ -10,7 +10,7 @@ from .statement_rules import RULES as STATEMENT_RULES
 _CACHE_KEY = ("contradictions",)
 
 
-def find_contradictions(ctx: ReportContext) -> list[Contradiction]:
+def find_contradictions(ctx: StudyContext) -> list[Contradiction]:
     """The pairs of sentences of ``ctx``'s report that cannot both be true, in reading order.
     Two sentences that disagree on several findings make one pair: the most harmful one (the
     first kind of ``RULES`` among equals)."""
@@ -27,7 +27,7 @@ def find_contradictions(ctx: ReportContext) -> list[Contradiction]:
     return found
 
 
-def _nearest_detail(ctx: ReportContext, found: list[Contradiction]) -> list[Contradiction]:
+def _nearest_detail(ctx: StudyContext, found: list[Contradiction]) -> list[Contradiction]:
     """A denial or normal statement that several sentences contradict is paired with those of
     its own section, else with those of the FINDINGS (the detailed part): an IMPRESSION that
     agrees with the findings ("Right lower lobe pneumonia." after "Dense consolidation ... in

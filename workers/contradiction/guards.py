@@ -13,8 +13,8 @@ from functools import lru_cache
 from workers.nlp.denial_words import last_denial_end
 from workers.nlp.findings import Finding
 from workers.nlp.hedges import speaks_of_history
-from workers.nlp.report import STOPWORDS
 from workers.nlp.vocabulary import LATERALITY_RE, LOCATION_RE, SEVERITY_RE
+from workers.study.context import STOPWORDS
 
 # A claim the radiologist did not commit to (``hedged``) is no side of a contradiction, nor
 # is a finding stated as past (``speaks_of_history``, workers/nlp/hedges.py). "Prior" or

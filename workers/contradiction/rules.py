@@ -23,7 +23,6 @@ from workers.nlp.findings import ABSENT, PRESENT, Finding
 from workers.nlp.harm import harm_of
 from workers.nlp.hedges import hedged
 from workers.nlp.hierarchy import contradicts
-from workers.nlp.report import ReportContext
 from workers.nlp.statements import NO_ACUTE_ABNORMALITY, summary_name
 from workers.nlp.vocabulary import (
     CONCEPT_BY_NAME,
@@ -35,6 +34,7 @@ from workers.nlp.vocabulary import (
     ancestors,
     similar,
 )
+from workers.study.context import StudyContext
 
 from . import guards
 from .pairs import GLOBAL_NORMAL, HEART_SIZE, PRESENCE, SEVERITY, SIDE, Claim, Contradiction, pair
@@ -64,11 +64,11 @@ _RANK = {"trace": (0, 0), "minimal": (0, 0), "mild": (1, 1), "small": (1, 1),
 _OVERLOOKED_IN_DENIALS = frozenset({"opacity", "support device", "lesion"})
 
 
-def _text(ctx: ReportContext, index: int) -> str:
+def _text(ctx: StudyContext, index: int) -> str:
     return ctx.sentence(index).text
 
 
-def _clean_positive(ctx: ReportContext, index: int, f: Finding) -> bool:
+def _clean_positive(ctx: StudyContext, index: int, f: Finding) -> bool:
     """A positive claim the radiologist committed to: stated present, not implied, not
     hedged, not a prior exam's or the history's, and not in a sentence that revises the
     report."""
@@ -80,12 +80,12 @@ def _clean_positive(ctx: ReportContext, index: int, f: Finding) -> bool:
                 or guards.revision(text))
 
 
-def _positives(ctx: ReportContext) -> list[tuple[int, Finding]]:
+def _positives(ctx: StudyContext) -> list[tuple[int, Finding]]:
     return [(i, f) for i in ctx.image_sentences for f in ctx.findings.get(i, [])
             if _clean_positive(ctx, i, f)]
 
 
-def _denials(ctx: ReportContext, implied: bool | None = None) -> list[tuple[int, Finding]]:
+def _denials(ctx: StudyContext, implied: bool | None = None) -> list[tuple[int, Finding]]:
     """Absent findings of unhedged sentences (``implied``: only implied ones, only explicit
     ones, or both with None)."""
     out = []
@@ -98,15 +98,15 @@ def _denials(ctx: ReportContext, implied: bool | None = None) -> list[tuple[int,
     return out
 
 
-def _sections(ctx: ReportContext) -> dict[int, str]:
+def _sections(ctx: StudyContext) -> dict[int, str]:
     return {s.index: s.section for s in ctx.parsed.sentences}
 
 
-def _claim(ctx: ReportContext, index: int, f: Finding) -> Claim:
+def _claim(ctx: StudyContext, index: int, f: Finding) -> Claim:
     return Claim.of(index, f, _text(ctx, index))
 
 
-def _narrowed(ctx: ReportContext, index: int, denied: Finding, stated_index: int) -> bool:
+def _narrowed(ctx: StudyContext, index: int, denied: Finding, stated_index: int) -> bool:
     """The denial's own words narrow it to something the stated finding is not ("no new",
     "no displaced", "no acute" beside words the finding's sentence does not use)."""
     sentence = ctx.sentence(index)
@@ -115,7 +115,7 @@ def _narrowed(ctx: ReportContext, index: int, denied: Finding, stated_index: int
     return any(not re.search(rf"\b{re.escape(w)}\b", stated) for w in words)
 
 
-def heart_size(ctx: ReportContext) -> list[Contradiction]:
+def heart_size(ctx: StudyContext) -> list[Contradiction]:
     """A normal heart ("heart size is normal", "no cardiomegaly", "the cardiomediastinal
     silhouette is within normal limits") against cardiomegaly or an enlarged silhouette."""
     sections = _sections(ctx)
@@ -135,7 +135,7 @@ def heart_size(ctx: ReportContext) -> list[Contradiction]:
     return out
 
 
-def _global_statements(ctx: ReportContext) -> list[tuple[int, Finding, str]]:
+def _global_statements(ctx: StudyContext) -> list[tuple[int, Finding, str]]:
     """(sentence, one of its implied findings, the global words) of each unhedged global
     normal statement that is not about a change since a prior exam."""
     out = []
@@ -157,7 +157,7 @@ def _related(a: str, b: str) -> bool:
     return a == b or a in ancestors(b) or b in ancestors(a) or similar(a, b)
 
 
-def global_normal(ctx: ReportContext) -> list[Contradiction]:
+def global_normal(ctx: StudyContext) -> list[Contradiction]:
     """"No acute cardiopulmonary process" / "normal chest" / "no acute abnormality" against
     an acute finding (effusion, pneumothorax, consolidation, edema, pneumonia, fracture, mass)
     stated in another sentence. Not against an old, stable or trace finding, nor one the
@@ -194,7 +194,7 @@ def _as_denial(implied: Finding, observation: str) -> Finding:
                    category=CONCEPT_BY_NAME[observation].category)
 
 
-def presence(ctx: ReportContext) -> list[Contradiction]:
+def presence(ctx: StudyContext) -> list[Contradiction]:
     """A finding denied ("no pneumothorax") or a structure called normal ("the pleural spaces
     are clear") in one sentence, and stated present in another: same observation, the denial
     on the finding's side, size and place, and not narrowed by its own words."""
@@ -246,7 +246,7 @@ def presence(ctx: ReportContext) -> list[Contradiction]:
     return list(out.values())
 
 
-def side(ctx: ReportContext) -> list[Contradiction]:
+def side(ctx: StudyContext) -> list[Contradiction]:
     """The IMPRESSION puts a finding on one side and the FINDINGS only on the other (two
     sentences of one section may name both sides of a bilateral finding)."""
     sections = _sections(ctx)
@@ -280,7 +280,7 @@ def _apart(a: str, b: str) -> bool:
     return lo_b - hi_a >= 2 or lo_a - hi_b >= 2
 
 
-def severity(ctx: ReportContext) -> list[Contradiction]:
+def severity(ctx: StudyContext) -> list[Contradiction]:
     """The same finding (same side, same place) small in one sentence and large in another,
     neither sentence speaking of a change since a prior exam."""
     sections = _sections(ctx)

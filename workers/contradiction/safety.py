@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from workers.nlp import extract_findings
 from workers.nlp.findings import ABSENT
-from workers.nlp.report import ReportContext
+from workers.study.context import StudyContext
 
 from .find import find_contradictions
 from .pairs import BETWEEN_FINDINGS, Contradiction
 
 
-def undoes_paired_finding(ctx: ReportContext, index: int, suggestion: str | None
+def undoes_paired_finding(ctx: StudyContext, index: int, suggestion: str | None
                           ) -> Contradiction | None:
     """The contradiction whose positive finding in sentence ``index`` the ``suggestion``
     would remove ("" deletes the sentence) or negate; None when it keeps it (or there is
@@ -36,7 +36,7 @@ def undoes_paired_finding(ctx: ReportContext, index: int, suggestion: str | None
     return None
 
 
-def unsettled_pair(ctx: ReportContext, index: int) -> Contradiction | None:
+def unsettled_pair(ctx: StudyContext, index: int) -> Contradiction | None:
     """The contradiction between two statements of what is there (a side, a size, a count, a
     change, a tube's place) that sentence ``index`` is in: the text cannot say which of the two
     is right, so neither is corrected automatically (issue 31). None when there is none."""

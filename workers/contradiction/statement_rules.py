@@ -30,7 +30,6 @@ from dataclasses import replace
 from workers.nlp.findings import ABSENT, PRESENT
 from workers.nlp.harm import harm_of
 from workers.nlp.hierarchy import contradicts, is_a, loose, overlapping, places_agree
-from workers.nlp.report import ReportContext
 from workers.nlp.statements import (
     BETTER,
     GONE,
@@ -45,9 +44,9 @@ from workers.nlp.statements import (
     plural,
     same_finding,
     sides_overlap,
-    statements,
 )
 from workers.nlp.vocabulary import CONCEPT_BY_NAME, NON_LUNG_SITES
+from workers.study.context import StudyContext
 
 from . import guards
 from .pairs import (
@@ -81,16 +80,16 @@ _CHANGE_WORDS = {NEW: "new", UNCHANGED: "unchanged", PERSISTS: "still there", BE
                  WORSE: "worse", GONE: "gone", OLD: "old"}
 
 
-def _image(ctx: ReportContext) -> list[Statement]:
+def _image(ctx: StudyContext) -> list[Statement]:
     image = set(ctx.image_sentences)
-    return [s for s in statements(ctx.parsed) if s.sentence in image]
+    return [s for s in ctx.statements if s.sentence in image]
 
 
-def _sections(ctx: ReportContext) -> dict[int, str]:
+def _sections(ctx: StudyContext) -> dict[int, str]:
     return {s.index: s.section for s in ctx.parsed.sentences}
 
 
-def _claim(ctx: ReportContext, s: Statement) -> Claim:
+def _claim(ctx: StudyContext, s: Statement) -> Claim:
     """The statement's claim: the finding's words, or, where the pair is about an attribute
     the words around it give (a size, a count, a change, a tip's place), those words."""
     return Claim(s.sentence, s.finding, s.words)
@@ -100,18 +99,18 @@ def _phrased(s: Statement) -> Claim:
     return Claim(s.sentence, s.finding, s.phrase or s.words)
 
 
-def _text(ctx: ReportContext, s: Statement) -> str:
+def _text(ctx: StudyContext, s: Statement) -> str:
     return ctx.sentence(s.sentence).text
 
 
-def _stated(ctx: ReportContext) -> list[Statement]:
+def _stated(ctx: StudyContext) -> list[Statement]:
     """Committed statements of a finding there now (present), not old or lasting."""
     return [s for s in _image(ctx) if not s.summary and s.committed and s.now == PRESENT]
 
 
 # ---- presence through the hierarchy --------------------------------------------------------------
 
-def hierarchy_presence(ctx: ReportContext) -> list[Contradiction]:
+def hierarchy_presence(ctx: StudyContext) -> list[Contradiction]:
     """A denial of a broader finding against a narrower one stated ("No focal lung lesion." /
     "spiculated mass"), and a normal statement against what the hierarchy says contradicts it
     ("The lungs are clear." / "diffuse airspace opacities", "a mass"). Guards as the presence
@@ -170,14 +169,14 @@ _PARTLY_SHOWN = frozenset({"shoulder", "neck", "abdomen", "breast", "axilla"})
 _OWN_RULE = frozenset({"normal heart size"})
 
 
-def _sided_like(ctx: ReportContext, d: Statement, p: Statement) -> bool:
+def _sided_like(ctx: StudyContext, d: Statement, p: Statement) -> bool:
     """A normal statement of one side ("The right lung is clear.") speaks only of a finding
     the report puts on that side (its own words, else the one side its sentence names)."""
     if d.laterality not in ("left", "right"):
         return True
     side = p.laterality
     if side is None:
-        sides = {s.laterality for s in statements(ctx.parsed)
+        sides = {s.laterality for s in ctx.statements
                  if s.sentence == p.sentence and s.laterality}
         side = sides.pop() if len(sides) == 1 else None
     return side in (d.laterality, "bilateral")
@@ -188,7 +187,7 @@ def _outside_lungs(p: Statement) -> bool:
     return CONCEPT_BY_NAME[p.finding.observation].lung and p.location in NON_LUNG_SITES
 
 
-def _narrowed(ctx: ReportContext, d: Statement, p: Statement) -> bool:
+def _narrowed(ctx: StudyContext, d: Statement, p: Statement) -> bool:
     sentence = ctx.sentence(d.sentence)
     words = guards.denial_qualifiers(d.finding, sentence.text, sentence.start)
     words -= {"focal", "lung", "pulmonary"}  # "no focal lung lesion" is the lesion's own name
@@ -214,7 +213,7 @@ def _one_thing(a: Statement, b: Statement) -> bool:
     return a.location is not None and b.location is not None
 
 
-def statement_sides(ctx: ReportContext) -> list[Contradiction]:
+def statement_sides(ctx: StudyContext) -> list[Contradiction]:
     """The IMPRESSION puts a finding on a side the FINDINGS do not: left against right (one
     lesion or one opacity at one place included: "9 mm right upper lobe nodule" / "A 9 mm
     nodule projects over the left upper lobe"; "Retrocardiac opacity in the left lower lobe"
@@ -272,7 +271,7 @@ def _sizes_apart(a: float, b: float) -> bool:
     return large >= 1.5 * small and large - small >= 3
 
 
-def grades(ctx: ReportContext) -> list[Contradiction]:
+def grades(ctx: StudyContext) -> list[Contradiction]:
     """One finding (same side, same region) graded two steps apart in two sentences, or one
     lesion measured at two sizes, neither sentence speaking of a change."""
     sections = _sections(ctx)
@@ -299,7 +298,7 @@ def grades(ctx: ReportContext) -> list[Contradiction]:
     return out
 
 
-def _the_one_lesion(ctx: ReportContext, a: Statement, b: Statement) -> bool:
+def _the_one_lesion(ctx: StudyContext, a: Statement, b: Statement) -> bool:
     """Two measured lesions are one: neither counts more than one, and each is the only
     lesion its section names or both are placed (the same region)."""
     if (a.count or 1) != 1 or (b.count or 1) != 1 or plural(a.finding.text) \
@@ -321,7 +320,7 @@ def _the_one_lesion(ctx: ReportContext, a: Statement, b: Statement) -> bool:
 _ONE_ARTICLE_RE = re.compile(r"(?:there is |there was )?an? ", re.IGNORECASE)
 
 
-def counts(ctx: ReportContext) -> list[Contradiction]:
+def counts(ctx: StudyContext) -> list[Contradiction]:
     """One against several of a finding a report counts: "Solitary ... nodule" against "two
     nodules", "Single acute right rib fracture" against fractures of three ribs."""
     sections = _sections(ctx)
@@ -347,7 +346,7 @@ def counts(ctx: ReportContext) -> list[Contradiction]:
 
 # ---- temporal change -------------------------------------------------------------------------
 
-def changes(ctx: ReportContext) -> list[Contradiction]:
+def changes(ctx: StudyContext) -> list[Contradiction]:
     """Two statements of one finding whose changes since the prior exam exclude each other:
     new and unchanged (or still there), resolved and still there, better and worse,
     unchanged and better or worse."""
@@ -381,7 +380,7 @@ def change_words(temporal: str | None) -> str:
 
 # ---- devices ---------------------------------------------------------------------------------
 
-def devices(ctx: ReportContext) -> list[Contradiction]:
+def devices(ctx: StudyContext) -> list[Contradiction]:
     """One tube or line (same device, same side or no side) in standard position in one
     sentence and out of place in another ("The ETT tip is at the level of the carina." / "ETT
     in standard position."), or with its tip at two places that do not touch ("tip in a

@@ -39,24 +39,12 @@ from workers.correction.rewrite import (
     replace_span,
     swap_sides,
 )
-from workers.judge import comparative
-from workers.judge.checks import (
-    CONTRADICTION,
-    IMPRESSION_VS_FINDINGS,
-    LATERALITY,
-    RULE_OUT_OF_DOMAIN,
-    UNSUPPORTED,
-    Issue,
-)
-from workers.judge.denials import finding_counts
-from workers.library.slots import slot_fills
 from workers.library.stats import tokenize, tokens_of
 from workers.nlp import extract_findings, harm_of
 from workers.nlp.denial_words import denial_starts, denied_after, denied_words
 from workers.nlp.findings import ABSENT, PRESENT
 from workers.nlp.hedges import leaves_choice_open
 from workers.nlp.polarity import negation_count, plain_denial
-from workers.nlp.report import ReportContext
 from workers.nlp.vocabulary import (
     CONCEPT_BY_NAME,
     CONCEPT_RE,
@@ -65,6 +53,18 @@ from workers.nlp.vocabulary import (
     MUSCULOSKELETAL,
     PLEURA,
 )
+from workers.rules import comparative
+from workers.rules.checks import (
+    CONTRADICTION,
+    IMPRESSION_VS_FINDINGS,
+    LATERALITY,
+    RULE_OUT_OF_DOMAIN,
+    UNSUPPORTED,
+    Issue,
+)
+from workers.rules.denials import finding_counts
+from workers.study.context import StudyContext
+from workers.study.slots import slot_fills
 from workers.types import Harm
 
 DETECT_THRESHOLD = 0.5
@@ -120,7 +120,7 @@ class Fix:
     span: tuple[int, int] | None = None
 
 
-def disjunction_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
+def disjunction_signals(ctx: StudyContext) -> list[tuple[int, Signal]]:
     """Affirmative sentences that list two or more findings joined by "or" with no hedge."""
     out = []
     for i in ctx.image_sentences:
@@ -206,7 +206,7 @@ def _bare_placed_finding(text: str, stated) -> bool:
     return m.group(0).strip().rstrip(".").strip().lower() != m.group("finding").strip().lower()
 
 
-def denial_shape_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
+def denial_shape_signals(ctx: StudyContext) -> list[tuple[int, Signal]]:
     """Affirmative sentences worded as a denial: a finding qualified by a word that reports
     use to deny it ("Definite pneumothorax.", "Evidence of pulmonary edema."), or stated with
     a caveat on the sensitivity to detect it."""
@@ -340,7 +340,7 @@ def _readings(before: str, clause_tail: str) -> str | None:
     return None
 
 
-def _companions(ctx: ReportContext, index: int, f, clause_tail: str, clause_end: int
+def _companions(ctx: StudyContext, index: int, f, clause_tail: str, clause_end: int
                 ) -> str | None:
     """Findings the sentence states present and attaches to the denied one with "with" ("No
     cardiomegaly with retrocardiac atelectasis and a small left pleural effusion."): a
@@ -377,7 +377,7 @@ def _present_only_attributes(premodifier: str, mention: str, tail: str) -> str |
     return None
 
 
-def affirmation_shape_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
+def affirmation_shape_signals(ctx: StudyContext) -> list[tuple[int, Signal]]:
     """Denials worded as reports word a present finding: the finding denied ("no X",
     "without X", "X is not seen") and then given a position, a change since a prior exam or a
     cause, or a grade, a count or a distribution, which only a finding that is there has."""
@@ -431,9 +431,9 @@ def affirmation_shape_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
     return out
 
 
-def never_denied_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
+def never_denied_signals(ctx: StudyContext) -> list[tuple[int, Signal]]:
     """Plain denials of a finding the library states many times and never denies
-    (workers.judge.denials): reports leave such a finding out when it is not there."""
+    (workers.rules.denials): reports leave such a finding out when it is not there."""
     if ctx.library is None or not len(ctx.library):
         return []
     counts = finding_counts(ctx.library)
@@ -465,7 +465,7 @@ def never_denied_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
     return out
 
 
-def comparison_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
+def comparison_signals(ctx: StudyContext) -> list[tuple[int, Signal]]:
     """Comparisons with a prior exam in a study that has none (the comparative detector's
     finding, with its explanation, so the combination aligns the two)."""
 
@@ -473,7 +473,7 @@ def comparison_signals(ctx: ReportContext) -> list[tuple[int, Signal]]:
                                       d.suggestion)) for d in comparative.detect(ctx)]
 
 
-def score_sentences(ctx: ReportContext, issues: list[Issue]) -> list[SentenceScore]:
+def score_sentences(ctx: StudyContext, issues: list[Issue]) -> list[SentenceScore]:
     """Stage 1's per-sentence scores, best first."""
     scores: dict[int, SentenceScore] = {}
     for issue in issues:
@@ -497,7 +497,7 @@ def _single_finding(words: str) -> bool:
                                                                          words)
 
 
-def _stated_elsewhere(ctx: ReportContext, index: int) -> dict[str, set[str | None]]:
+def _stated_elsewhere(ctx: StudyContext, index: int) -> dict[str, set[str | None]]:
     """Observations other sentences of the same section already state, each with the sides
     they are stated on (None: no side)."""
     section = ctx.sentence(index).section
@@ -522,7 +522,7 @@ def _only_side(sides: set[str]) -> str | None:
     return next(iter(sides)) if len(sides) == 1 and sides <= {"left", "right"} else None
 
 
-def _stated_besides(ctx: ReportContext, index: int, source: int, observations: set[str]
+def _stated_besides(ctx: StudyContext, index: int, source: int, observations: set[str]
                     ) -> bool:
     """Whether a sentence of ``index``'s section other than ``source`` (and itself) states one
     of the observations: a restatement of ``source`` does not repeat what a third sentence
@@ -558,7 +558,7 @@ def rules_out(observation: str, sides: set[str | None] | None, gap_side: str | N
         or any(s not in ("left", "right") or s == gap_side for s in sides)
 
 
-def _term_fix(ctx: ReportContext, index: int, issue: Issue) -> Fix | None:
+def _term_fix(ctx: StudyContext, index: int, issue: Issue) -> Fix | None:
     sentence = ctx.sentence(index).text
     if issue.start is None or issue.end is None:
         return None
@@ -662,7 +662,7 @@ def _repeats(sentence: str, start: int, end: int, words: str) -> bool:
     return any(m.group() in rest for m in CONCEPT_RE.finditer(words.lower()))
 
 
-def _polarity_fix(ctx: ReportContext, index: int, deny: bool) -> Fix | None:
+def _polarity_fix(ctx: StudyContext, index: int, deny: bool) -> Fix | None:
     sentence = ctx.sentence(index).text
     polarity = ctx.polarity(index)
     if polarity.variant is not None:
@@ -685,7 +685,7 @@ def _polarity_fix(ctx: ReportContext, index: int, deny: bool) -> Fix | None:
                + " of the sentence")
 
 
-def _candidate(ctx: ReportContext, scored: SentenceScore) -> tuple[Fix, Signal | None]:
+def _candidate(ctx: StudyContext, scored: SentenceScore) -> tuple[Fix, Signal | None]:
     """Stage 3's first proposal for the localized sentence, and the signal it answers."""
     index = scored.index
     sentence = ctx.sentence(index).text
@@ -733,7 +733,7 @@ _METHOD_REASONS = {
 }
 
 
-def library_denial(ctx: ReportContext, index: int) -> tuple[str, int] | None:
+def library_denial(ctx: StudyContext, index: int) -> tuple[str, int] | None:
     """(wording, times) when the library writes the sentence's words only as a denial: word
     for word at least twice, or its content words at least three times, and never as here."""
     polarity = ctx.polarity(index)
@@ -756,7 +756,7 @@ _SHAPE_REASONS = {
 }
 
 
-def correct_sentence(ctx: ReportContext, scored: SentenceScore) -> Fix:
+def correct_sentence(ctx: StudyContext, scored: SentenceScore) -> Fix:
     """Stage 3 for the localized sentence, in the direction the report's own text supports
     (workers.correction.direction): a fix that would delete a finding the sentence states,
     with only a summary or the library against it, becomes two readings to choose from."""
@@ -814,7 +814,7 @@ def _refused_by_pair(index: int, pair, verdict: Verdict) -> Verdict:
                           f"not removed to agree with it", verdict.lost, other, "none")
 
 
-def readings_for(ctx: ReportContext, index: int, other_reading: str, verdict, *,
+def readings_for(ctx: StudyContext, index: int, other_reading: str, verdict, *,
                  offer_other: bool = True) -> tuple[dict, ...]:
     """The choices when the text does not say which side is wrong: keep the sentence (and
     align the sentence that disagrees with it), or (``offer_other``) the other reading."""
@@ -837,7 +837,7 @@ def readings_for(ctx: ReportContext, index: int, other_reading: str, verdict, *,
     return tuple(readings)
 
 
-def _aligned_summary(ctx: ReportContext, summary: int, index: int, lost) -> str | None:
+def _aligned_summary(ctx: StudyContext, summary: int, index: int, lost) -> str | None:
     """The disagreeing sentence made to agree with the finding: its own affirmation when it
     denies the finding in so many words ("No pleural effusion." -> "Pleural effusion."), else
     (a normal statement, "No acute cardiopulmonary process.") the finding's own sentence."""
@@ -851,7 +851,7 @@ def _aligned_summary(ctx: ReportContext, summary: int, index: int, lost) -> str 
     return ctx.sentence(index).text
 
 
-def _states_present(ctx: ReportContext, index: int, issue: Issue | None) -> bool:
+def _states_present(ctx: StudyContext, index: int, issue: Issue | None) -> bool:
     """Whether the sentence's suspect claim is an affirmation (so the fix denies it)."""
     findings = [f for f in ctx.findings.get(index, []) if not f.implied]
     if issue is not None and issue.observation:
@@ -861,7 +861,7 @@ def _states_present(ctx: ReportContext, index: int, issue: Issue | None) -> bool
     return negation_count(ctx.tokens(index)) == 0
 
 
-def harm_for(ctx: ReportContext, index: int, signal: Signal) -> Harm:
+def harm_for(ctx: StudyContext, index: int, signal: Signal) -> Harm:
     """The harm of the finding the signal is about, else of the sentence's worst finding."""
     if signal.issue is not None:
         return signal.issue.harm

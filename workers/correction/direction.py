@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from workers.nlp import extract_findings
 from workers.nlp.findings import ABSENT, PRESENT, UNCERTAIN, Finding
-from workers.nlp.report import ReportContext
+from workers.study.context import StudyContext
 
 SUMMARY_SECTIONS = frozenset({"impression", "wet_read"})
 #: Verdict bases where the report's own text is the fix's reason. "denial_wording" rests on the
@@ -54,13 +54,13 @@ class Verdict:
     basis: str = ""  # keeps_findings, own_words, denial_wording, detailed_text or none
 
 
-def present_findings(ctx: ReportContext, index: int) -> list[Finding]:
+def present_findings(ctx: StudyContext, index: int) -> list[Finding]:
     """What the sentence states present (or possible), in its own words."""
     return [f for f in ctx.findings.get(index, [])
             if f.status in (PRESENT, UNCERTAIN) and not f.implied]
 
 
-def lost_findings(ctx: ReportContext, index: int, fix_text: str) -> list[Finding]:
+def lost_findings(ctx: StudyContext, index: int, fix_text: str) -> list[Finding]:
     """The sentence's present findings that ``fix_text`` no longer states present ("" deletes
     the sentence, so all of them)."""
     before = present_findings(ctx, index)
@@ -77,7 +77,7 @@ def _sides_overlap(a: str | None, b: str | None) -> bool:
     return a is None or b is None or a == b or "bilateral" in (a, b)
 
 
-def detailed_denial(ctx: ReportContext, index: int, finding: Finding) -> int | None:
+def detailed_denial(ctx: StudyContext, index: int, finding: Finding) -> int | None:
     """Another sentence of the report's detailed part that denies ``finding``: in so many
     words, or (for a sentence of a summary section) also by a normal statement."""
     in_summary = ctx.sentence(index).section in SUMMARY_SECTIONS
@@ -94,7 +94,7 @@ def detailed_denial(ctx: ReportContext, index: int, finding: Finding) -> int | N
     return None
 
 
-def judge_direction(ctx: ReportContext, index: int, fix_text: str, *,
+def judge_direction(ctx: StudyContext, index: int, fix_text: str, *,
                     own_span: tuple[int, int] | None = None, own_shape: str | None = None,
                     related: int | None = None, method_reason: str = "",
                     denial_wording: tuple[str, int] | None = None) -> Verdict:
@@ -144,7 +144,7 @@ def judge_direction(ctx: ReportContext, index: int, fix_text: str, *,
                    "+".join(dict.fromkeys(bases)))
 
 
-def _blocked_reason(ctx: ReportContext, index: int, finding: Finding, related: int | None
+def _blocked_reason(ctx: StudyContext, index: int, finding: Finding, related: int | None
                     ) -> str:
     name = (finding.text or finding.observation).lower()
     if related is not None:

@@ -12,17 +12,17 @@ from workers.backends.structured import complete_json
 from workers.correction.builtin import disjunction_signals, readings_for
 from workers.correction.direction import judge_direction
 from workers.correction.result import DETECTOR, CorrectionResult, apply_suggestion
-from workers.judge.formatting import (
+from workers.library.stats import tokens_of
+from workers.nlp import harm_of
+from workers.prompts import Provenance, get_prompt
+from workers.study.context import StudyContext
+from workers.study.formatting import (
     bulleted,
     index_of,
     numbered_report,
     references,
     with_sentence_range,
 )
-from workers.library.stats import tokens_of
-from workers.nlp import harm_of
-from workers.nlp.report import ReportContext
-from workers.prompts import Provenance, get_prompt
 from workers.types import Detection, Harm
 
 
@@ -33,21 +33,21 @@ def _ask(model, task: str, schema: dict | None = None, **variables):
     return value, Provenance.of(prompt, model)
 
 
-def _harm(ctx: ReportContext, index: int) -> Harm:
+def _harm(ctx: StudyContext, index: int) -> Harm:
     findings = [f for f in ctx.findings.get(index, []) if not f.implied]
     if not findings:
         return Harm.LOW
     return max((harm_of(f.observation, f.status) for f in findings), key=lambda h: h.rank)
 
 
-def _own_shape(ctx: ReportContext, index: int) -> str | None:
+def _own_shape(ctx: StudyContext, index: int) -> str | None:
     if any(i == index for i, _ in disjunction_signals(ctx)):
         return ("the sentence affirms a list joined by 'or', the shape of a denial that lost "
                 "its 'no'")
     return None
 
 
-def _denial_wording(ctx: ReportContext, index: int, proposed: str) -> tuple[str, int] | None:
+def _denial_wording(ctx: StudyContext, index: int, proposed: str) -> tuple[str, int] | None:
     """The library's denial wording of the sentence, when the model's fix is that wording."""
     polarity = ctx.polarity(index)
     if polarity.variant is None or polarity.own or polarity.variant_count < 2:
@@ -57,7 +57,7 @@ def _denial_wording(ctx: ReportContext, index: int, proposed: str) -> tuple[str,
     return " ".join(polarity.variant), polarity.variant_count
 
 
-def correct_with_llm(ctx: ReportContext, model, phrases: list[str]) -> CorrectionResult:
+def correct_with_llm(ctx: StudyContext, model, phrases: list[str]) -> CorrectionResult:
     context = {"report": numbered_report(ctx), "internal": bulleted(phrases),
                "references": references(ctx)}
     detected, _ = _ask(model, "correction_detect", **context)

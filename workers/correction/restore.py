@@ -1,7 +1,7 @@
 """Restoring a replaced finding when no library sentence is worded like the report's.
 
 A substituted term ("Small right gastroesophageal reflux disease increased.") stands where a
-chest finding stood. The library's whole-sentence wordings (workers.library.slots) only help
+chest finding stood. The library's whole-sentence wordings (workers.study.slots) only help
 when the library writes sentences like the report's; a library in another style (the IU
 reports against a hospital's own wording) seldom does. Two sources that do not need it:
 
@@ -31,8 +31,8 @@ from workers.library.vectors import report_sentences
 from workers.nlp import extract_findings
 from workers.nlp.lexicon import in_lists, is_radiology_word
 from workers.nlp.polarity import is_negated
-from workers.nlp.report import STOPWORDS, ReportContext
 from workers.nlp.vocabulary import CONCEPT_RE, LATERALITY_RE
+from workers.study.context import STOPWORDS, StudyContext
 
 # positions of the context words read around a mention (negative: before it)
 POSITIONS = (-3, -2, -1, 1, 2)
@@ -327,7 +327,7 @@ def _content_words(words) -> set[str]:
     return {w for w in words if w not in STOPWORDS and _WORD_RE.search(w) and len(w) > 2}
 
 
-def from_report(ctx: ReportContext, index: int, context: list[tuple[int, str]], accept,
+def from_report(ctx: StudyContext, index: int, context: list[tuple[int, str]], accept,
                 around: set[str] | None = None, restated_accept=None
                 ) -> tuple[tuple[str, ...], int, int] | None:
     """A finding of another sentence of the report in the same slot: (wording, sentence,
@@ -384,7 +384,7 @@ def _plain_name(phrase: tuple[str, ...], n: int, ranked) -> tuple[tuple[str, ...
     return (plain, found[2]) if found is not None else (phrase, n)
 
 
-def restore(ctx: ReportContext, index: int, start: int, end: int, accept,
+def restore(ctx: StudyContext, index: int, start: int, end: int, accept,
             restated_accept=None) -> Restoration | None:
     """The finding that most likely stood at ``sentence[start:end]`` (grown over the rest of
     the name), from the report's own other sentences, else from the sentence's own words

@@ -3,7 +3,7 @@ retrieval, behind the llm role.
 
 Internal retrieval: the report's own RadGraph-schema graph (the extractor role) rephrased into
 short phrases ("no left pleural effusion"). External retrieval: the k most similar library
-reports (``ReportContext.neighbours``; never the report's own id). Then stage 1 detects
+reports (``StudyContext.neighbours``; never the report's own id). Then stage 1 detects
 whether the report has an error, stage 2 localizes the sentence, stage 3 writes the corrected
 sentence (and so the corrected report). The rule engine reports every sentence whose stage-1
 score reaches the threshold (a drafted report can hold more than one error), ranked by stage
@@ -16,15 +16,15 @@ from __future__ import annotations
 from workers.correction import builtin
 from workers.correction.llm import correct_with_llm
 from workers.correction.result import DETECTOR, CorrectionResult, apply_suggestion
-from workers.judge.checks import Issue, run_checks
 from workers.nlp import extract_graph, graph_phrases
-from workers.nlp.report import ReportContext
+from workers.rules.checks import Issue, run_checks
+from workers.study.context import StudyContext
 from workers.types import Detection
 
 MAX_INTERNAL = 12
 
 
-def internal_phrases(ctx: ReportContext, extractor=None) -> list[str]:
+def internal_phrases(ctx: StudyContext, extractor=None) -> list[str]:
     """The report's own findings as short phrases, from the extractor role's graph."""
     if extractor is None:
 
@@ -40,7 +40,7 @@ def _relevant_phrases(phrases: list[str], sentence: str) -> list[str]:
     return ranked[:MAX_INTERNAL]
 
 
-def correct(ctx: ReportContext, *, llm=None, extractor=None,
+def correct(ctx: StudyContext, *, llm=None, extractor=None,
             issues: list[Issue] | None = None) -> CorrectionResult:
     """Run the three stages on the report of ``ctx``."""
     phrases = internal_phrases(ctx, extractor)
@@ -61,7 +61,7 @@ def correct(ctx: ReportContext, *, llm=None, extractor=None,
     return CorrectionResult(True, best.index, primary.suggestion, corrected, detections)
 
 
-def _detection(ctx: ReportContext, scored, rank: int, phrases: list[str]) -> Detection:
+def _detection(ctx: StudyContext, scored, rank: int, phrases: list[str]) -> Detection:
     """Stage 3 on one localized sentence, as a detection (``rank`` 1 is stage 2's choice)."""
     fix = builtin.correct_sentence(ctx, scored)
     sentence = ctx.sentence(scored.index)

@@ -2,7 +2,8 @@
 
     from workers.detectors import DETECTORS      name → spec, in declaration order
     register(spec) / unregister(name)            a plugin's or a test's own detector
-    in_stage(stage), stage_roles(stage)          what a pipeline stage runs and needs
+    in_stage(stage), stage_roles(stage)          what a pipeline stage runs, its model roles
+    stage_needs(stage)                           the parts of the study context it reads
     evidence_schema(spec)                        the JSON schema of its evidence
 
 Plain Python, no Django; the method packages load only when a detector runs.
@@ -12,6 +13,7 @@ from .spec import (
     DETECTORS,
     GENERAL,
     GENERIC_TEMPLATE,
+    NEEDS,
     SINGLE_PURPOSE,
     DetectorError,
     DetectorSpec,
@@ -22,12 +24,13 @@ from .spec import (
     in_stage,
     load_plugins,
     register,
+    stage_needs,
     stage_roles,
     unregister,
 )
 
 __all__ = [
-    "DETECTORS", "GENERAL", "GENERIC_TEMPLATE", "SINGLE_PURPOSE", "DetectorError",
+    "DETECTORS", "GENERAL", "GENERIC_TEMPLATE", "NEEDS", "SINGLE_PURPOSE", "DetectorError",
     "DetectorSpec", "Guarantee", "Models", "dataclass_schema", "evidence_schema", "in_stage",
-    "load_plugins", "register", "stage_roles", "unregister",
+    "load_plugins", "register", "stage_needs", "stage_roles", "unregister",
 ]

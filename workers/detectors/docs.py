@@ -41,6 +41,7 @@ def render() -> str:
             f"Stage `{spec.stage}`; model roles: "
             f"{', '.join(f'`{r}`' for r in spec.roles) or 'none'}; scope: {spec.scope}"
             f"{'; only when the study has no prior exam' if spec.needs_no_prior else ''}; "
+            f"reads of the study context: {', '.join(spec.needs) or 'nothing'}; "
             f"evidence template: `{spec.templates[0]}`.", "",
             f"Evidence (`{schema['title']}`): {schema['description']}", "",
             "| key | type | meaning |", "|---|---|---|",

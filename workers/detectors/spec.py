@@ -25,6 +25,14 @@ SCOPES = (GENERAL, SINGLE_PURPOSE)
 #: The model roles a detector may ask for (workers.backends.ROLES, without importing it).
 ROLES = ("generator", "llm", "text_embedder", "image_encoder", "extractor")
 
+#: The parts of the study context (workers.study.StudyContext) a detector may read: the stage
+#: layer builds those its detectors need. "report": the audited report, read once (sentences,
+#: findings, statements); "library": the reference library and the report's most similar
+#: reports; "prior_report": the patient's prior report; "images": the study's images, their
+#: descriptors and the reference images nearest them; "samples": the reports sampled for the
+#: study (RadFlag's).
+NEEDS = ("report", "library", "prior_report", "images", "samples")
+
 #: The review page's fallback when a detector has no evidence template of its own.
 GENERIC_TEMPLATE = "review/evidence/generic.html"
 
@@ -51,11 +59,14 @@ class DetectorSpec:
     its ``models`` mapping. ``scope``: GENERAL or SINGLE_PURPOSE, for the system combination.
     ``evidence``: the dataclass whose fields are the keys of ``Detection.evidence``.
     ``template``: the review page's evidence template ("" = the generic key/value one).
-    ``run(inputs, models, progress)``: the entry point; it returns the detector's Detections,
-    or, for a detector whose stage also stores other products (a draft, supports), a result
-    whose ``detections`` are them. ``needs_no_prior``: it only looks when the study has no
-    prior exam (with one, it examined nothing and does not vote). ``needs_prior_report``: it
-    only looks when the study's prior report text is given (without it, it examined nothing).
+    ``needs``: the parts of the study context it reads (``NEEDS``); one that needs the images
+    does not look at a study without them.
+    ``run(ctx, models, progress)``: the entry point, given the stage's study context; it
+    returns the detector's Detections, or, for a detector whose stage also stores other
+    products (a draft, supports), a result whose ``detections`` are them.
+    ``needs_no_prior``: it only looks when the study has no prior exam (with one, it examined
+    nothing and does not vote). ``needs_prior_report``: it only looks when the study's prior
+    report text is given (without it, it examined nothing).
     ``flags_omissions``: what it flags is something the report leaves out on purpose (a prior
     finding dropped without a word), so the site's omission rule, written for explanations
     that describe a detail left out rather than a wrong claim, does not remove its flags.
@@ -75,6 +86,7 @@ class DetectorSpec:
     run: Callable[..., Any]
     template: str = ""
     description: str = ""
+    needs: tuple[str, ...] = ("report",)
     needs_no_prior: bool = False
     needs_prior_report: bool = False
     flags_omissions: bool = False
@@ -90,6 +102,9 @@ class DetectorSpec:
         unknown = [role for role in self.roles if role not in ROLES]
         if unknown:
             raise DetectorError(f"{self.name}: unknown model roles {unknown}; expected {ROLES}")
+        unknown = [need for need in self.needs if need not in NEEDS]
+        if unknown:
+            raise DetectorError(f"{self.name}: unknown context parts {unknown}; expected {NEEDS}")
         if not dataclasses.is_dataclass(self.evidence):
             raise DetectorError(f"{self.name}: evidence must be a dataclass")
 
@@ -105,6 +120,11 @@ class DetectorSpec:
     @property
     def templates(self) -> list[str]:
         return [self.template, GENERIC_TEMPLATE] if self.template else [GENERIC_TEMPLATE]
+
+    def looks_at(self, ctx) -> bool:
+        """Whether it examines this study context: one that needs the images does not look
+        at a study without them."""
+        return "images" not in self.needs or bool(ctx.images)
 
     def evidence_fields(self) -> list[str]:
         return [f.name for f in dataclasses.fields(self.evidence)]
@@ -129,6 +149,11 @@ def unregister(name: str) -> None:
 def in_stage(stage: str) -> list[DetectorSpec]:
     """The detectors a stage runs, in the order they were declared."""
     return [spec for spec in DETECTORS.values() if spec.stage == stage]
+
+
+def stage_needs(stage: str) -> frozenset[str]:
+    """Every part of the study context the detectors of a stage read."""
+    return frozenset(need for spec in in_stage(stage) for need in spec.needs)
 
 
 def stage_roles(stage: str) -> tuple[str, ...]:

@@ -1,5 +1,6 @@
 """The image memory: reference images embedded in a persisted FAISS index with their studies'
-reports, key phrases and disease entities. Plain Python, no Django (docs/images.md).
+reports, key phrases (phrases.py, RA-RRG's) and disease entities (entities.py, V-RAG's),
+and how a study uses it (access.py). Plain Python, no Django (docs/images.md).
 
     memory = ImageMemory.open(memory_dir(settings.INDEX_DIR))   # or cached_memory(...)
     memory.check_encoder(registry.image_encoder())               # refuses a different encoder

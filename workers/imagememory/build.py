@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from workers.pipeline import Progress, no_progress
-from workers.rarrg.phrases import extract_key_phrases
-from workers.vrag.entities import library_entities
 
+from .entities import library_entities
 from .memory import ImageMemory, MemoryImage, MemoryStudy
+from .phrases import extract_key_phrases
 from .query import QueryImage, embed, load_pixels, resolve
 
 ENCODE_BATCH = 16

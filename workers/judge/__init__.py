@@ -1,24 +1,23 @@
-"""LLM-as-judge and comparative-language detectors.
+"""The consistency judge (LLM-as-judge).
 
     judge(ctx, llm=None) -> list[Detection]          detector "judge"
-    comparative.detect(ctx) -> list[Detection]       detector "comparative"
 
-With the llm role on ``builtin`` (``llm=None``) the judge runs the consistency and
-plausibility checks of ``checks`` (no model); with a language model it asks the model with the
-``judge/v1`` prompt (``llm``). Both emit the evidence of docs/detections.md.
+With the llm role on ``builtin`` (``llm=None``) the judge turns the consistency and
+plausibility checks of ``workers.rules.checks`` (no model) into detections; with a language
+model it asks the model with the ``judge/v1`` prompt (``llm``). It emits the evidence of
+docs/detections.md.
 """
 from __future__ import annotations
 
-from workers.judge import comparative
-from workers.judge.checks import Issue, run_checks
 from workers.judge.llm import judge_with_llm
-from workers.nlp.report import ReportContext
+from workers.rules.checks import Issue, run_checks
+from workers.study.context import StudyContext
 from workers.types import Detection
 
 DETECTOR = "judge"
 
 
-def issue_detection(ctx: ReportContext, issue: Issue) -> Detection:
+def issue_detection(ctx: StudyContext, issue: Issue) -> Detection:
     sentence = ctx.sentence(issue.sentence)
     return Detection(
         sentence_index=issue.sentence, start=sentence.start, end=sentence.end,
@@ -28,7 +27,7 @@ def issue_detection(ctx: ReportContext, issue: Issue) -> Detection:
         suggestion=None)
 
 
-def judge(ctx: ReportContext, llm=None, issues: list[Issue] | None = None) -> list[Detection]:
+def judge(ctx: StudyContext, llm=None, issues: list[Issue] | None = None) -> list[Detection]:
     """The judge's detections: one per issue the checks (or the model) find."""
     if llm is not None:
 
@@ -44,4 +43,4 @@ def judge(ctx: ReportContext, llm=None, issues: list[Issue] | None = None) -> li
             sorted(best.values(), key=lambda x: (x.sentence, -x.confidence))]
 
 
-__all__ = ["DETECTOR", "Issue", "ReportContext", "comparative", "judge", "run_checks"]
+__all__ = ["DETECTOR", "Issue", "judge"]

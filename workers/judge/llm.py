@@ -2,23 +2,23 @@
 from __future__ import annotations
 
 from workers.backends.structured import complete_json
-from workers.judge.formatting import index_of, numbered_report, references, with_sentence_range
 from workers.nlp import harm_of
-from workers.nlp.report import ReportContext
 from workers.prompts import Provenance, get_prompt
+from workers.study.context import StudyContext
+from workers.study.formatting import index_of, numbered_report, references, with_sentence_range
 from workers.types import Detection, Harm
 
 DETECTOR = "judge"
 
 
-def _harm(ctx: ReportContext, index: int) -> Harm:
+def _harm(ctx: StudyContext, index: int) -> Harm:
     findings = [f for f in ctx.findings.get(index, []) if not f.implied]
     if not findings:
         return Harm.LOW
     return max((harm_of(f.observation, f.status) for f in findings), key=lambda h: h.rank)
 
 
-def judge_with_llm(ctx: ReportContext, model) -> list[Detection]:
+def judge_with_llm(ctx: StudyContext, model) -> list[Detection]:
     prompt = get_prompt("judge")
     n = len(ctx.parsed.sentences)
     item = ("properties", "problems", "items", "properties")

@@ -1,7 +1,7 @@
 """Comparison claims checked against the prior report (issue 31).
 
 ``find_issues(ctx)`` compares the statements of ``ctx``'s report with those of its prior
-report (``ReportContext.prior_report``) through the hierarchy; ``detections(ctx)`` flags the
+report (``StudyContext.prior_report``) through the hierarchy; ``detections(ctx)`` flags the
 doubted sentences, each quoting the prior sentence. Without a prior report it finds nothing:
 comparison words in a study with no prior exam are the comparative detector's.
 """

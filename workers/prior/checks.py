@@ -28,7 +28,6 @@ from dataclasses import dataclass
 
 from workers.nlp.findings import ABSENT, IMAGE_SECTIONS, PRESENT, UNCERTAIN
 from workers.nlp.hierarchy import addressing_words, broader, contradicts, needs_follow_up
-from workers.nlp.report import ReportContext
 from workers.nlp.sections import ParsedReport
 from workers.nlp.statements import (
     BETTER,
@@ -42,6 +41,7 @@ from workers.nlp.statements import (
     same_finding,
     statements,
 )
+from workers.study.context import StudyContext
 
 NEW_BUT_PRIOR = "new_but_prior"
 UNCHANGED_BUT_ABSENT = "unchanged_but_absent"
@@ -146,7 +146,7 @@ def _text(parsed: ParsedReport, index: int) -> str:
     return parsed.sentences[index].text
 
 
-def _usable(ctx: ReportContext) -> bool:
+def _usable(ctx: StudyContext) -> bool:
     """A prior report to compare with: given, and not dated after this study."""
     if ctx.prior is None:
         return False
@@ -155,7 +155,7 @@ def _usable(ctx: ReportContext) -> bool:
     return True
 
 
-def comparison_claims(ctx: ReportContext) -> list[Issue]:
+def comparison_claims(ctx: StudyContext) -> list[Issue]:
     """Sentences that say there is nothing to compare with: a COMPARISON section that names no
     earlier study ("None.", "None available.") or denies one ("No prior studies available."),
     and a sentence that denies a prior study ("without prior imaging, its chronicity cannot be
@@ -172,7 +172,7 @@ def comparison_claims(ctx: ReportContext) -> list[Issue]:
                   f"the prior report{when} is on file") for i, words in out]
 
 
-def find_issues(ctx: ReportContext) -> list[Issue]:
+def find_issues(ctx: StudyContext) -> list[Issue]:
     """Every comparison claim of ``ctx``'s report that its prior report does not bear out
     (none without a prior report)."""
     if not _usable(ctx):
@@ -222,7 +222,7 @@ def find_issues(ctx: ReportContext) -> list[Issue]:
     return list(kept.values())
 
 
-def _not_there(ctx: ReportContext, check: str, c: Statement, prior: list[Statement],
+def _not_there(ctx: StudyContext, check: str, c: Statement, prior: list[Statement],
                said: str) -> Issue:
     denied = _denied(prior, c)
     if denied:
@@ -243,7 +243,7 @@ def _addresses(s: Statement, p: Statement) -> bool:
     return _one(s, p)
 
 
-def not_addressed(ctx: ReportContext, current: list[Statement], prior: list[Statement]
+def not_addressed(ctx: StudyContext, current: list[Statement], prior: list[Statement]
                   ) -> list[Issue]:
     """Prior findings that need follow-up that this report neither names nor says resolved
     or removed: flagged on the first sentence of the IMPRESSION (else the last image

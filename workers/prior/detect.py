@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from workers.nlp.findings import PRESENT
 from workers.nlp.harm import harm_of
-from workers.nlp.report import ReportContext
+from workers.study.context import StudyContext
 from workers.types import Detection, Harm
 
 from .checks import (
@@ -39,11 +39,11 @@ NO_FIX_REASON = ("the text cannot say whether this report or the prior one is ri
                  "is changed automatically; read the two films")
 
 
-def _when(ctx: ReportContext) -> str:
+def _when(ctx: StudyContext) -> str:
     return f" ({ctx.prior_date})" if ctx.prior_date else ""
 
 
-def explanation(ctx: ReportContext, issue: Issue) -> str:
+def explanation(ctx: StudyContext, issue: Issue) -> str:
     obs = issue.observation or "the finding"
     head = _HEAD[issue.check].format(obs=obs)
     prior = ctx.prior
@@ -69,7 +69,7 @@ def _harm(issue: Issue) -> Harm:
     return harm_of(issue.observation, issue.status if issue.status != PRESENT else PRESENT)
 
 
-def detections(ctx: ReportContext) -> list[Detection]:
+def detections(ctx: StudyContext) -> list[Detection]:
     out = []
     for issue in find_issues(ctx):
         sentence = ctx.sentence(issue.sentence)

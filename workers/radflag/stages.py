@@ -13,10 +13,11 @@ from pathlib import Path
 
 from workers.backends import ImageInput
 from workers.backends.errors import StructuredOutputError
-from workers.pipeline import Progress, StageError, no_progress
+from workers.pipeline import Progress, StageError, no_progress, sentences_of
 from workers.prompts import get_prompt
+from workers.study import StudyContext
 
-from .flags import FlagOutcome, SentenceInfo, Thresholds, flag_report
+from .flags import DETECTOR, FlagOutcome, SentenceInfo, Thresholds, flag_report
 from .support import SentenceSupport, SentenceToScore, score_support
 
 NO_GENERATOR = ("No report generator is available: configure RADREVIEW_GENERATOR, upload a "
@@ -150,6 +151,16 @@ class RadFlagResult:
     @property
     def detections(self) -> list:
         return self.outcome.detections if self.outcome is not None else []
+
+
+def inputs_of(ctx: StudyContext) -> RadFlagInputs:
+    """RadFlag's inputs from a study context: the report's sentences as the parse stage
+    stores them, the context's samples and the thresholds of its RadFlag settings (the
+    active calibration's or the site's defaults, which the stage layer knows)."""
+    sentences = tuple(SentenceInfo(s.index, s.text, s.start, s.end, s.section, s.category,
+                                   tuple(s.findings))
+                      for s in sentences_of(ctx.parsed, ctx.findings))
+    return RadFlagInputs(sentences, ctx.samples, ctx.settings_of(DETECTOR)["thresholds"])
 
 
 def radflag(inputs: RadFlagInputs, progress: Progress = no_progress, *,

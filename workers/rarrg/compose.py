@@ -10,21 +10,17 @@ from __future__ import annotations
 
 import re
 
+from workers.nlp import category_of
+from workers.nlp.impression import GLOBAL_NORMAL, as_sentence, impression_of
+from workers.prompts import get_prompt
+
 ORDER = ("Devices", "Cardiomediastinal", "Lungs", "Pleura", "Musculoskeletal", "Other")
-GLOBAL_NORMAL = "no acute cardiopulmonary abnormality"
 _NEGATIVE_RE = re.compile(r"^no\s+")
 
 
 def _category(phrase: str) -> str:
-    from workers.nlp import category_of  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-
     category = category_of(phrase)
     return category if category in ORDER else "Other"
-
-
-def _sentence(text: str) -> str:
-    text = text.strip().rstrip(".")
-    return text[:1].upper() + text[1:] + "."
 
 
 def _join_negatives(phrases: list[str]) -> str:
@@ -35,22 +31,7 @@ def _join_negatives(phrases: list[str]) -> str:
         body = f"{items[0]} or {items[1]}"
     else:
         body = ", ".join(items[:-1]) + f" or {items[-1]}"
-    return _sentence("no " + body)
-
-
-def _is_abnormal(phrase: str) -> tuple[bool, int]:
-    """Whether a phrase states an abnormality, and how harmful it would be (rank)."""
-    from workers.nlp import extract_findings, harm_of  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-    from workers.nlp.vocabulary import CONCEPT_BY_NAME  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-
-    rank, abnormal = 0, False
-    for f in extract_findings(phrase):
-        concept = CONCEPT_BY_NAME.get(f.observation)
-        if f.status != "absent" and concept is not None and concept.abnormal \
-                and not concept.device:
-            abnormal = True
-            rank = max(rank, harm_of(f.observation, f.status).rank)
-    return abnormal, rank
+    return as_sentence("no " + body)
 
 
 def compose_report(phrases) -> str:
@@ -67,7 +48,7 @@ def compose_report(phrases) -> str:
         group = by_category[category]
         positives = [t for t in group if not _NEGATIVE_RE.match(t.lower())]
         negatives = [t for t in group if _NEGATIVE_RE.match(t.lower())]
-        sentences.extend(_sentence(t) for t in positives)
+        sentences.extend(as_sentence(t) for t in positives)
         if negatives:
             sentences.append(_join_negatives(negatives))
     impression = impression_of(findings_phrases)
@@ -75,22 +56,8 @@ def compose_report(phrases) -> str:
     return f"FINDINGS: {findings}\nIMPRESSION: {impression}"
 
 
-def impression_of(phrases) -> str:
-    """The abnormal findings among phrases (or sentences), most harmful first; else the
-    global normal statement."""
-    if isinstance(phrases, str):
-        from workers.nlp import parse_report  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-        phrases = [s.text for s in parse_report(phrases).sentences]
-    abnormal = [(rank, i, t) for i, t in enumerate(phrases)
-                for is_abnormal, rank in [_is_abnormal(t)] if is_abnormal]
-    abnormal.sort(key=lambda item: (-item[0], item[1]))
-    return " ".join(_sentence(t) for _, _, t in abnormal) or _sentence(GLOBAL_NORMAL)
-
-
 def compose_with_llm(llm, phrases) -> tuple[str, str, str]:
     """(report, prompt version, model name) from the llm role."""
-    from workers.prompts import get_prompt  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-
     prompt = get_prompt("rarrg_compose")
     listing = "\n".join(f"- {getattr(p, 'text', p)} ({getattr(p, 'score', 1.0):.2f})"
                         for p in phrases) or "(no phrases)"

@@ -24,7 +24,12 @@ from pathlib import Path
 
 import numpy as np
 
+from workers.backends.builtin import AppearanceDescriptorEncoder
 from workers.imagememory.memory import EncoderMismatch, ImageMemoryError, cached_memory, memory_dir
+from workers.pipeline import StageError
+
+from .compose import compose_report, truncate_to_words
+from .retrieval import ScoredPhrase, resolve_conflicts
 
 GENERATOR_NAME = "builtin-retrieval-generator"
 EMPTY_MEMORY_MESSAGE = (
@@ -35,8 +40,6 @@ EMPTY_MEMORY_MESSAGE = (
 
 
 def _stage_error(message: str):
-    from workers.pipeline import StageError  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-
     return StageError(message)
 
 
@@ -64,7 +67,6 @@ class RetrievalGenerator:
     def _encoder_for(self, memory):
         encoder = self._encoder
         if encoder is None:
-            from workers.backends.builtin import AppearanceDescriptorEncoder  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
             encoder = AppearanceDescriptorEncoder()
         try:
             memory.check_encoder(encoder)
@@ -100,9 +102,6 @@ class RetrievalGenerator:
 
     def generate(self, images, prompt: str = "", *, temperature: float, n: int,
                  max_tokens: int = 256) -> list[str]:
-        from .compose import compose_report, truncate_to_words  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-        from .retrieval import ScoredPhrase, resolve_conflicts  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-
         if not images:
             raise ValueError("generate() needs at least one image")
         if n < 1:

@@ -14,13 +14,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from workers.imagememory.access import SIMILARITY_SCALE, similarity_weights
+from workers.imagememory.entities import statements
 from workers.imagememory.memory import Neighbour
+from workers.imagememory.phrases import covered, finding_key
+from workers.nlp.vocabulary import ancestors
 
 DEFAULT_THRESHOLD = 0.4
 DEFAULT_NEIGHBOURS = 10
-#: Width of the similarity weighting: a neighbour this much less similar than the best one
-#: weighs 1/e as much. Image similarities of near neighbours differ by hundredths.
-SIMILARITY_SCALE = 0.05
 
 
 @dataclass(frozen=True)
@@ -45,15 +46,6 @@ class PhraseRetrieval:
     @property
     def texts(self) -> list[str]:
         return [p.text for p in self.selected]
-
-
-def similarity_weights(similarities, scale: float = SIMILARITY_SCALE) -> np.ndarray:
-    """exp((s − s_max) / scale), normalised to sum 1."""
-    sims = np.asarray(similarities, dtype=np.float64)
-    if sims.size == 0:
-        return sims
-    weights = np.exp((sims - sims.max()) / max(scale, 1e-6))
-    return weights / weights.sum()
 
 
 def view_scores(neighbours: list[Neighbour], scale: float = SIMILARITY_SCALE
@@ -92,8 +84,6 @@ def pool_views(per_view: list[dict[str, tuple[float, tuple[int, ...]]]],
 def resolve_conflicts(phrases: list[ScoredPhrase]) -> list[ScoredPhrase]:
     """Keep phrases in order, dropping any that contradicts one kept before it, or that only
     repeats what kept ones say ("cardiomegaly" after "moderate cardiomegaly")."""
-    from .phrases import covered, finding_key  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-
     kept: list[ScoredPhrase] = []
     said: dict[str, str] = {}
     stated: set = set()
@@ -113,14 +103,10 @@ def resolve_conflicts(phrases: list[ScoredPhrase]) -> list[ScoredPhrase]:
 
 def phrase_statuses(text: str) -> dict[str, str]:
     """observation → status that a phrase states (implied normals included)."""
-    from workers.vrag.entities import statements  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-
     return statements(text)
 
 
 def _conflicts(observation: str, status: str, said: dict[str, str]) -> bool:
-    from workers.nlp.vocabulary import ancestors  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-
     positive = status in ("present", "uncertain")
     old = said.get(observation)
     if old is not None and (old == "absent") == positive:

@@ -28,7 +28,10 @@ phrase of the bank nearest its semantic vector; the phrase's score is that proba
 from __future__ import annotations
 
 import math
+import os
+import tempfile
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -237,10 +240,6 @@ def train(model, examples: list[TrainingExample], bank_vectors: np.ndarray, *, e
 
 def save_checkpoint(model, path) -> None:
     """Config and weights, written through a temporary file."""
-    import os  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-    import tempfile  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-    from pathlib import Path  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-
     torch = _torch()
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -1,13 +1,14 @@
 """RA-RRG for one study: retrieve key phrases for its views, write the draft, audit the report."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from workers.backends.builtin import AppearanceDescriptorEncoder
-from workers.imagememory import EncoderMismatch, QueryImage, load_pixels
+from workers.imagememory import EncoderMismatch
+from workers.imagememory.access import MemoryUnavailable
 from workers.pipeline import Progress, StageError, no_progress
+from workers.study import StudyContext
 from workers.types import Detection
-from workers.vrag.run import MemoryUnavailable, check_encoder, open_memory
 
 from .compose import compose_report, compose_with_llm
 from .retrieval import (
@@ -21,16 +22,7 @@ from .retrieval import (
 from .retriever import load_checkpoint
 from .support import unsupported_sentences
 
-
-@dataclass(frozen=True)
-class RarrgInputs:
-    index_dir: str
-    images: tuple[QueryImage, ...]
-    report: str | None = None          # the audited report, when the study has one
-    neighbours: int = DEFAULT_NEIGHBOURS
-    threshold: float = DEFAULT_THRESHOLD
-    retriever_checkpoint: str | None = None  # the trained retriever, instead of the kNN form
-    memory_options: dict = field(default_factory=dict)
+DETECTOR = "rarrg"
 
 
 @dataclass
@@ -71,31 +63,34 @@ def _bank_lookup(memory, embedder):
     return vectors if embedder is not None else None
 
 
-def run_rarrg(inputs: RarrgInputs, progress: Progress = no_progress, *, image_encoder=None,
+def run_rarrg(ctx: StudyContext, progress: Progress = no_progress, *, image_encoder=None,
               text_embedder=None, llm=None) -> RarrgResult:
-    """RA-RRG for one study with the models passed in (None: the role's built-in default)."""
-
+    """RA-RRG for one study with the models passed in (None: the role's built-in default):
+    the images and the audited report (when there is one) are the study context's; its
+    settings: ``neighbours``, ``threshold`` and ``retriever_checkpoint`` (the trained
+    retriever instead of the kNN form)."""
     encoder, embedder = image_encoder, text_embedder
     if encoder is None:
         encoder = AppearanceDescriptorEncoder()
-    if not inputs.images:
+    images = ctx.images
+    if not images:
         raise StageError("RA-RRG needs the study's images; this study has none.")
-    memory = open_memory(inputs.index_dir, inputs.memory_options)
-    check_encoder(memory, encoder)
+    settings = ctx.settings_of(DETECTOR)
+    k = settings.get("neighbours", DEFAULT_NEIGHBOURS)
+    threshold = settings.get("threshold", DEFAULT_THRESHOLD)
+    memory = images.memory_for(encoder)
     if embedder is not None:
         try:
             memory.check_text_embedder(embedder)
         except EncoderMismatch as exc:
             raise MemoryUnavailable(exc.message) from None
-    vectors = encoder.encode([load_pixels(image) for image in inputs.images])
-    if inputs.retriever_checkpoint:
-        retrieval = trained_retrieval(inputs.retriever_checkpoint, memory, vectors,
-                                      inputs.threshold)
-        retrieval.neighbours = memory.search(vectors, inputs.neighbours)
+    if settings.get("retriever_checkpoint"):
+        retrieval = trained_retrieval(settings["retriever_checkpoint"], memory,
+                                      images.vectors(encoder), threshold)
+        retrieval.neighbours = images.neighbours(encoder, k)
         retriever = "trained"
     else:
-        retrieval = select_phrases(memory.search(vectors, inputs.neighbours),
-                                   threshold=inputs.threshold)
+        retrieval = select_phrases(images.neighbours(encoder, k), threshold=threshold)
         retriever = "knn"
     progress(0.4, f"{len(retrieval.selected)} key phrases selected")
     if llm is not None and retrieval.selected:
@@ -104,9 +99,8 @@ def run_rarrg(inputs: RarrgInputs, progress: Progress = no_progress, *, image_en
         draft, prompt_version, model = compose_report(retrieval.selected), None, None
     progress(0.6, "draft written")
     detections = []
-    if inputs.report:
-        detections = unsupported_sentences(inputs.report, retrieval, embedder,
-                                           neighbours=inputs.neighbours,
+    if ctx.text:
+        detections = unsupported_sentences(ctx, retrieval, embedder, neighbours=k,
                                            phrase_vectors=_bank_lookup(memory, embedder))
     progress(1.0, f"{len(detections)} unsupported sentences")
     neighbours = [n.to_dict() for hits in retrieval.neighbours for n in hits]

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from workers.nlp import entail, harm_of
+from workers.nlp.findings import IMAGE_SECTIONS
+from workers.study import StudyContext
 from workers.types import Detection
 
 from .retrieval import PhraseRetrieval
@@ -22,19 +25,16 @@ def _support_text(phrases: list[str]) -> str:
     return " ".join(p.rstrip(".") + "." for p in phrases)
 
 
-def unsupported_sentences(report: str, retrieval: PhraseRetrieval, embedder=None,
+def unsupported_sentences(ctx: StudyContext, retrieval: PhraseRetrieval, embedder=None,
                           neighbours: int = 0, phrase_vectors=None) -> list[Detection]:
-    """``rarrg`` detections for the sentences the selected phrases do not support.
+    """``rarrg`` detections for the sentences of the context's report that the selected
+    phrases do not support.
 
     ``phrase_vectors(texts) -> array``: the phrases' text vectors (the image memory's phrase
     bank holds them); otherwise the embedder embeds them. Only unsupported sentences are
     embedded, for their evidence.
     """
-    from workers.nlp import entail, findings_by_sentence, harm_of, parse_report  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-    from workers.nlp.findings import IMAGE_SECTIONS  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-
-    parsed = parse_report(report)
-    grouped = findings_by_sentence(parsed)
+    parsed, grouped = ctx.parsed, ctx.findings
     phrases = retrieval.selected
     support = _support_text([p.text for p in phrases])
     unsupported = []

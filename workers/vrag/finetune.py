@@ -22,6 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from workers.nlp import chexpert_labels, extract_findings
+
 TASKS = ("image_text_awareness", "image_focus", "retrieved_similar")
 DRAWS = 25
 
@@ -37,8 +39,6 @@ class FinetuneStudy:
 
 @lru_cache(maxsize=65536)
 def positive_labels(report: str) -> frozenset[str]:
-    from workers.nlp import chexpert_labels, extract_findings  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-
     labels = chexpert_labels(extract_findings(report))
     return frozenset(name for name, value in labels.items() if value == 1)
 

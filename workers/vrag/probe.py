@@ -16,7 +16,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .entities import ABSENT, PRESENT, UNCERTAIN, statement
+from workers.backends.roles import ImageInput
+from workers.backends.structured import complete_json_many
+from workers.imagememory.access import similarity_weights
+from workers.imagememory.entities import ABSENT, PRESENT, UNCERTAIN, statement
+from workers.prompts import get_prompt
 
 VOTES = {PRESENT: 1.0, UNCERTAIN: 0.5, None: -0.5, ABSENT: -1.0}
 _ANSWER_RE = re.compile(r"\b(yes|no)\b", re.IGNORECASE)
@@ -63,8 +67,6 @@ def builtin_answer(neighbour_rows: list[dict]) -> tuple[str, float]:
     The weights are RA-RRG's similarity weights, exp((s − s_best) / 0.05): a neighbour 0.05
     less similar than the best counts 1/e as much, so a near-copy of the query speaks louder
     than a crowd of images that merely share the chest's layout."""
-    from workers.rarrg.retrieval import similarity_weights  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-
     inverse = {"present": PRESENT, "absent": ABSENT, "uncertain": UNCERTAIN,
                "not mentioned": None}
     if not neighbour_rows:
@@ -92,9 +94,6 @@ def _reference_listing(neighbours, with_similarity: bool) -> str:
 def generator_probes(generator, probes: list[Probe], neighbours, reference_pixels,
                      query_images) -> None:
     """Answer each probe with the vision-language model (in place)."""
-    from workers.backends.roles import ImageInput  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-    from workers.prompts import get_prompt  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-
     prompt = get_prompt("vrag_probe_image")
     images = [ImageInput(pixels, f"Reference {i} ({n.image.view})")
               for i, (n, pixels) in enumerate(zip(neighbours, reference_pixels), 1)]
@@ -113,9 +112,6 @@ def generator_probes(generator, probes: list[Probe], neighbours, reference_pixel
 
 def llm_probes(llm, probes: list[Probe], neighbours) -> None:
     """Answer every probe with the language model in one batch (in place)."""
-    from workers.backends.structured import complete_json_many  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-    from workers.prompts import get_prompt  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-
     if not probes:
         return
     prompt = get_prompt("vrag_probe")

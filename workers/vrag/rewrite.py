@@ -13,7 +13,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .entities import ABSENT, PRESENT, UNCERTAIN
+from workers.imagememory.entities import ABSENT, PRESENT, UNCERTAIN
+from workers.nlp import parse_report
+from workers.nlp.impression import as_sentence, impression_of
+from workers.nlp.phrases import phrase_of
+from workers.prompts import get_prompt
+from workers.study import StudyContext
 
 
 @dataclass(frozen=True)
@@ -25,15 +30,8 @@ class Correction:
     positive_phrase: str     # how to state it when answered yes
 
 
-def _sentence(text: str) -> str:
-    text = text.strip().rstrip(".")
-    return text[:1].upper() + text[1:] + "." if text else ""
-
-
 def sentence_phrases(findings, corrections: dict[str, Correction]) -> tuple[list[str], bool]:
     """(phrases of a sentence after the corrections, whether any correction applied)."""
-    from workers.nlp.phrases import phrase_of  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-
     phrases: dict[str, None] = {}
     dropped_cues: set[str] = set()
     changed = False
@@ -70,22 +68,18 @@ def suggestion_for(sentence_text: str, findings, corrections) -> str | None:
     phrases, changed = sentence_phrases(findings, corrections)
     if not changed:
         return None
-    return " ".join(_sentence(p) for p in phrases)
+    return " ".join(as_sentence(p) for p in phrases)
 
 
-def rewrite_report(report: str, corrections: dict[str, Correction],
+def rewrite_report(ctx: StudyContext, corrections: dict[str, Correction],
                    omissions: list[str]) -> str:
-    """The built-in rewrite (see the module docstring)."""
-    from workers.nlp import findings_by_sentence, parse_report  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-
-    parsed = parse_report(report)
-    grouped = findings_by_sentence(parsed)
+    """The built-in rewrite of the context's report (see the module docstring)."""
     pieces: list[tuple[int, int, str]] = []
-    for sentence in parsed.sentences:
-        replacement = suggestion_for(sentence.text, grouped[sentence.index], corrections)
+    for sentence in ctx.parsed.sentences:
+        replacement = suggestion_for(sentence.text, ctx.findings[sentence.index], corrections)
         if replacement is not None:
             pieces.append((sentence.start, sentence.end, replacement))
-    text = report
+    text = ctx.text
     for start, end, replacement in sorted(pieces, reverse=True):
         if replacement:
             text = text[:start] + replacement + text[end:]
@@ -95,16 +89,13 @@ def rewrite_report(report: str, corrections: dict[str, Correction],
                 tail += 1
             text = text[:start] + text[tail:]
     if omissions:
-        addition = " ".join(_sentence(p) for p in omissions)
+        addition = " ".join(as_sentence(p) for p in omissions)
         text = _insert_after_findings(text, addition)
     return _fill_empty_impression(text).strip()
 
 
 def _fill_empty_impression(text: str) -> str:
     """An impression left without a sentence says what the findings now amount to."""
-    from workers.nlp import parse_report  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-    from workers.rarrg.compose import impression_of  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-
     parsed = parse_report(text)
     for section in parsed.sections:
         if section.name == "impression" and not parsed.sentences_in("impression"):
@@ -115,8 +106,6 @@ def _fill_empty_impression(text: str) -> str:
 
 
 def _insert_after_findings(text: str, addition: str) -> str:
-    from workers.nlp import parse_report  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-
     parsed = parse_report(text)
     findings = [s for s in parsed.sentences if s.section == "findings"]
     if findings:
@@ -127,8 +116,6 @@ def _insert_after_findings(text: str, addition: str) -> str:
 
 def rewrite_with_llm(llm, report: str, probes) -> tuple[str, str, str]:
     """(rewritten report, prompt version, model name)."""
-    from workers.prompts import get_prompt  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-
     prompt = get_prompt("vrag_rewrite")
     answers = "\n".join(f"- {p.question} {p.answer}" for p in probes
                         if p.answer in ("yes", "no")) or "(no answers)"

@@ -1,29 +1,27 @@
 """V-RAG for one study: retrieve, collect entities, probe, flag disagreements, rewrite."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from workers.imagememory import (
-    EncoderMismatch,
-    ImageMemoryError,
-    QueryImage,
-    cached_memory,
-    load_pixels,
-    memory_dir,
-    resolve,
-)
-from workers.pipeline import Progress, StageError, no_progress
-from workers.types import Detection
-
-from .entities import (
+from workers.backends.builtin import AppearanceDescriptorEncoder
+from workers.imagememory import load_pixels, resolve
+from workers.imagememory.entities import (
     ABSENT,
     PRESENT,
     UNCERTAIN,
     extract_entities,
     question_for,
+    said_of,
     shortest_library_subphrase,
-    statement,
+    status_in,
 )
+from workers.nlp import harm_of
+from workers.nlp.findings import IMAGE_SECTIONS
+from workers.nlp.vocabulary import ancestors
+from workers.pipeline import Progress, StageError, no_progress
+from workers.study import StudyContext
+from workers.types import Detection
+
 from .probe import (
     Probe,
     builtin_answer,
@@ -34,19 +32,10 @@ from .probe import (
 )
 from .rewrite import Correction, rewrite_report, rewrite_with_llm, suggestion_for
 
+DETECTOR = "vrag"
 DEFAULT_TOP_K = 5
 #: Confidence of a disagreement found by a model probe (no vote to scale it by).
 MODEL_CONFIDENCE = 0.7
-
-
-@dataclass(frozen=True)
-class VragInputs:
-    index_dir: str
-    report: str
-    images: tuple[QueryImage, ...]
-    media_root: str | None = None
-    top_k: int = DEFAULT_TOP_K
-    memory_options: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -66,32 +55,6 @@ class VragResult:
 class _Query:
     pixels: object
     view: str
-
-
-class MemoryUnavailable(StageError):
-    """The image memory cannot serve this study (empty, unreadable, built with another
-    encoder); the image stages skip and say why rather than fail the study."""
-
-
-def open_memory(index_dir: str, options: dict | None = None):
-    """The image memory, or MemoryUnavailable saying why it cannot be used."""
-    try:
-        memory = cached_memory(memory_dir(index_dir), **(options or {}))
-    except ImageMemoryError as exc:
-        raise MemoryUnavailable(exc.message) from None
-    if memory.is_empty:
-        raise MemoryUnavailable(
-            "The image memory is empty: import reference studies with images (python manage.py "
-            "import_reference --images DIR --reports FILE) so that similar images can be "
-            "retrieved.")
-    return memory
-
-
-def check_encoder(memory, encoder) -> None:
-    try:
-        memory.check_encoder(encoder)
-    except EncoderMismatch as exc:
-        raise MemoryUnavailable(exc.message) from None
 
 
 def pooled_neighbours(per_view, k: int):
@@ -120,15 +83,11 @@ def _entities_to_probe(report: str, neighbours, vocabulary, extractor) -> dict[s
     return found
 
 
-def _draft_findings(report: str, observation: str) -> list:
+def _draft_findings(ctx: StudyContext, observation: str) -> list:
     """The report's findings that state what it says about the observation: every explicit
     mention (one per sentence), else the normal statement that implies it, else a mention of
     a related observation."""
-    from workers.nlp import extract_findings  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-    from workers.nlp.findings import IMAGE_SECTIONS  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-    from workers.nlp.vocabulary import ancestors  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-
-    findings = [f for f in extract_findings(report) if f.section in IMAGE_SECTIONS]
+    findings = [f for f in ctx.all_findings if f.section in IMAGE_SECTIONS]
     direct = [f for f in findings if f.observation == observation]
     related = [f for f in findings if observation in ancestors(f.observation)
                or f.observation in ancestors(observation)]
@@ -156,27 +115,22 @@ def _explanation(probe: Probe, report_says: str, disagreeing: list[dict], k: int
             f"{report_part}. Neighbours that disagree with the report: {names or 'none'}.")
 
 
-def run_vrag(inputs: VragInputs, progress: Progress = no_progress, *, image_encoder=None,
+def run_vrag(ctx: StudyContext, progress: Progress = no_progress, *, image_encoder=None,
              extractor=None, generator=None, llm=None) -> VragResult:
-    """V-RAG for one study with the models passed in (None: the role's built-in default)."""
-    from workers.nlp import harm_of, parse_report  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-
+    """V-RAG for one study with the models passed in (None: the role's built-in default):
+    the report and the images are the study context's, its settings ``top_k``."""
     encoder = image_encoder
     if encoder is None:
-        from workers.backends.builtin import AppearanceDescriptorEncoder  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
         encoder = AppearanceDescriptorEncoder()
-    if not inputs.images:
+    images = ctx.images
+    if not images:
         raise StageError("V-RAG needs the study's images; this study has none.")
-    memory = open_memory(inputs.index_dir, inputs.memory_options)
-    check_encoder(memory, encoder)
-    queries = [_Query(load_pixels(image), image.view) for image in inputs.images]
-    vectors = encoder.encode([q.pixels for q in queries])
-    per_view = memory.search(vectors, inputs.top_k)
-    neighbours = pooled_neighbours(per_view, inputs.top_k)
+    top_k = ctx.settings_of(DETECTOR).get("top_k", DEFAULT_TOP_K)
+    memory = images.memory_for(encoder)
+    neighbours = pooled_neighbours(images.neighbours(encoder, top_k), top_k)
     progress(0.3, f"{len(neighbours)} similar reference images")
 
-    entities = _entities_to_probe(inputs.report, neighbours, memory.entity_vocabulary(),
-                                  extractor)
+    entities = _entities_to_probe(ctx.text, neighbours, memory.entity_vocabulary(), extractor)
     probes: list[Probe] = []
     for observation, (phrase, _) in entities.items():
         rows = neighbour_evidence(neighbours, observation)
@@ -184,22 +138,22 @@ def run_vrag(inputs: VragInputs, progress: Progress = no_progress, *, image_enco
         probes.append(Probe(phrase, observation, question_for(phrase), answer, score,
                             "builtin", rows))
     if generator is not None and probes:
-        reference_pixels = [load_pixels(str(resolve(n.image.path, inputs.media_root)))
+        reference_pixels = [load_pixels(str(resolve(n.image.path, images.media_root)))
                             for n in neighbours]
+        queries = [_Query(pixels, q.view) for pixels, q in zip(images.pixels, images.queries)]
         generator_probes(generator, probes, neighbours, reference_pixels, queries)
     elif llm is not None and probes:
         llm_probes(llm, probes, neighbours)
     progress(0.7, f"{len(probes)} entities probed")
 
-    parsed = parse_report(inputs.report)
-    sentences = {s.index: s for s in parsed.sentences}
-    from workers.nlp import findings_by_sentence  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-    grouped = findings_by_sentence(parsed)
+    sentences = {s.index: s for s in ctx.parsed.sentences}
+    grouped = ctx.findings
+    said = said_of(ctx.all_findings)
     corrections: dict[str, Correction] = {}
     omissions: list[str] = []
     flagged: list[tuple[Probe, str, object]] = []
     for probe in probes:
-        report_says = statement(inputs.report, probe.observation)
+        report_says = status_in(said, probe.observation)
         positive = entities[probe.observation][1]
         if probe.answer not in ("yes", "no"):
             continue
@@ -213,7 +167,7 @@ def run_vrag(inputs: VragInputs, progress: Progress = no_progress, *, image_enco
         if not disagrees:
             continue
         corrections[probe.observation] = Correction(probe.observation, probe.answer, positive)
-        for finding in _draft_findings(inputs.report, probe.observation):
+        for finding in _draft_findings(ctx, probe.observation):
             flagged.append((probe, report_says, finding))
 
     detections = []
@@ -237,17 +191,16 @@ def run_vrag(inputs: VragInputs, progress: Progress = no_progress, *, image_enco
             evidence["reason"] = probe.reason
         detections.append(Detection(
             sentence_index=sentence.index, start=sentence.start, end=sentence.end,
-            detector="vrag", explanation=_explanation(probe, report_says, disagreeing,
+            detector=DETECTOR, explanation=_explanation(probe, report_says, disagreeing,
                                                       len(neighbours)),
             harm=harm_of(probe.observation, report_says if report_says != ABSENT else PRESENT),
             confidence=round(confidence, 4), evidence=evidence, suggestion=suggestion,
             prompt_version=probe.prompt_version, model=probe.model))
 
     if llm is not None:
-        rewrite, prompt_version, model = rewrite_with_llm(llm, inputs.report, probes)
+        rewrite, prompt_version, model = rewrite_with_llm(llm, ctx.text, probes)
     else:
-        rewrite, prompt_version, model = rewrite_report(inputs.report, corrections,
-                                                        omissions), None, None
+        rewrite, prompt_version, model = rewrite_report(ctx, corrections, omissions), None, None
     progress(1.0, f"{len(detections)} disagreements")
     neighbour_rows = [dict(n.to_dict()) for n in neighbours]
     return VragResult(neighbour_rows, [p.to_dict() for p in probes], detections, rewrite,

@@ -5,14 +5,14 @@ from __future__ import annotations
 import dataclasses
 
 from tests.workers.library.fakes import HashEmbedder
+from workers.audit.text import audit_text
 from workers.combine import CombinationConfig, DetectorOutput, combine
 from workers.contradiction import detections, undoes_paired_finding
 from workers.detectors import DETECTORS, in_stage
 from workers.detectors.evidence import ContradictionEvidence
-from workers.detectors.text import audit_text
 from workers.library.vectors import SentenceVectors
 from workers.nlp import extract_findings
-from workers.nlp.report import ReportContext
+from workers.study.context import StudyContext
 
 FIVE = ("FINDINGS: Heart size is normal. There is a large right pleural effusion. No "
         "pneumothorax. IMPRESSION: No acute cardiopulmonary process. Mild cardiomegaly.")
@@ -21,7 +21,7 @@ HEART, EFFUSION, IMPRESSION_NORMAL, CARDIOMEGALY = 0, 1, 3, 4
 
 def by_sentence(text: str) -> dict[int, list]:
     out: dict[int, list] = {}
-    for d in detections(ReportContext(text)):
+    for d in detections(StudyContext(text)):
         out.setdefault(d.sentence_index, []).append(d)
     return out
 
@@ -82,13 +82,13 @@ def test_the_evidence_is_the_declared_dataclass():
     spec = DETECTORS["contradiction"]
     assert spec.evidence is ContradictionEvidence and spec.single_purpose and spec.roles == ()
     assert spec in in_stage("audit")
-    for d in detections(ReportContext(FIVE)):
+    for d in detections(StudyContext(FIVE)):
         assert set(d.evidence) == {f.name for f in dataclasses.fields(ContradictionEvidence)}
         ContradictionEvidence(**d.evidence)
 
 
 def test_a_suggestion_that_removes_or_negates_the_paired_finding_is_caught():
-    ctx = ReportContext(FIVE)
+    ctx = StudyContext(FIVE)
     assert undoes_paired_finding(ctx, EFFUSION, "There is no large right pleural effusion.")
     assert undoes_paired_finding(ctx, EFFUSION, "")
     assert undoes_paired_finding(ctx, EFFUSION, "There is a small right pleural effusion.") \

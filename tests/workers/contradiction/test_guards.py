@@ -4,11 +4,11 @@ from __future__ import annotations
 import pytest
 
 from workers.contradiction import find_contradictions
-from workers.nlp.report import ReportContext
+from workers.study.context import StudyContext
 
 
 def kinds(text: str) -> list[str]:
-    return [c.kind for c in find_contradictions(ReportContext(text))]
+    return [c.kind for c in find_contradictions(StudyContext(text))]
 
 
 @pytest.mark.parametrize("text", [

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from workers.contradiction import find_contradictions
-from workers.nlp.report import ReportContext
+from workers.study.context import StudyContext
 
 FIVE = ("FINDINGS: Heart size is normal. There is a large right pleural effusion. No "
         "pneumothorax. IMPRESSION: No acute cardiopulmonary process. Mild cardiomegaly.")
@@ -10,7 +10,7 @@ FIVE = ("FINDINGS: Heart size is normal. There is a large right pleural effusion
 
 def pairs(text: str) -> dict[tuple[int, int], tuple[str, int | None]]:
     """(first, second) sentence → (kind, doubted sentence)."""
-    return {c.sentences: (c.kind, c.doubted) for c in find_contradictions(ReportContext(text))}
+    return {c.sentences: (c.kind, c.doubted) for c in find_contradictions(StudyContext(text))}
 
 
 def test_the_five_sentence_report_has_two_pairs_and_doubts_the_normal_sides():
@@ -77,9 +77,9 @@ def test_mild_against_severe_across_sections_doubts_the_impression():
 
 
 def test_the_pair_takes_the_more_harmful_side():
-    (c,) = find_contradictions(ReportContext(
+    (c,) = find_contradictions(StudyContext(
         "FINDINGS: No pneumothorax. IMPRESSION: Small right pneumothorax."))
     assert c.harm.value == "high"
-    (c,) = find_contradictions(ReportContext(
+    (c,) = find_contradictions(StudyContext(
         "FINDINGS: Heart size is normal. IMPRESSION: Mild cardiomegaly."))
     assert c.harm.value == "low"

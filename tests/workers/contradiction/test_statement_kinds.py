@@ -6,16 +6,16 @@ from __future__ import annotations
 import pytest
 
 from workers.contradiction import detections, find_contradictions
-from workers.nlp.report import ReportContext
+from workers.study.context import StudyContext
 
 
 def pair(text: str):
-    (c,) = find_contradictions(ReportContext(text))
+    (c,) = find_contradictions(StudyContext(text))
     return c
 
 
 def flagged(text: str) -> dict[int, object]:
-    return {d.sentence_index: d for d in detections(ReportContext(text))}
+    return {d.sentence_index: d for d in detections(StudyContext(text))}
 
 
 def test_hierarchy_a_mass_is_a_focal_lung_lesion():
@@ -44,7 +44,7 @@ def test_hierarchy_airspace_opacities_make_the_lungs_not_clear():
 def test_a_linear_opacity_explained_as_atelectasis_leaves_the_lungs_clear():
     text = ("FINDINGS: Linear opacity at the left base likely atelectasis.\n"
             "IMPRESSION: Lungs are otherwise clear.")
-    assert find_contradictions(ReportContext(text)) == []
+    assert find_contradictions(StudyContext(text)) == []
 
 
 def test_the_summary_is_paired_with_the_detail_not_with_the_impression_that_agrees():
@@ -80,7 +80,7 @@ def test_side_of_one_nodule_measured_the_same():
             "IMPRESSION: 9 mm right upper lobe nodule.")
     assert pair(text).kind == "side"
     # two nodules of different sizes may be two nodules
-    assert find_contradictions(ReportContext(
+    assert find_contradictions(StudyContext(
         "FINDINGS: A 9 mm nodule projects over the left upper lobe.\n"
         "IMPRESSION: 4 mm right upper lobe nodule.")) == []
 
@@ -117,7 +117,7 @@ def test_size_one_lesion_measured_twice():
     text = ("FINDINGS: A 1.0 cm nodule is present in the right lower lobe.\n"
             "IMPRESSION: 3.0 cm right lower lobe mass.")
     assert pair(text).kind == "severity"
-    assert find_contradictions(ReportContext(
+    assert find_contradictions(StudyContext(
         "FINDINGS: A 1.0 cm nodule is present in the right lower lobe.\n"
         "IMPRESSION: 1 cm right lower lobe nodule.")) == []
 
@@ -170,7 +170,7 @@ def test_temporal_changes_that_exclude_each_other(first, second):
     ("New right pleural effusion.", "Unchanged left pleural effusion."),
 ])
 def test_changes_that_do_not_exclude_each_other(first, second):
-    assert find_contradictions(ReportContext(f"FINDINGS: {first} {second}")) == []
+    assert find_contradictions(StudyContext(f"FINDINGS: {first} {second}")) == []
 
 
 def test_device_out_of_place_against_standard_position():
@@ -202,7 +202,7 @@ def test_device_tip_at_two_places():
     "standard position.",
 ])
 def test_devices_that_agree(text):
-    assert find_contradictions(ReportContext(text)) == []
+    assert find_contradictions(StudyContext(text)) == []
 
 
 @pytest.mark.parametrize("text, kind", [
@@ -221,7 +221,7 @@ def test_devices_that_agree(text):
      "severity"),
 ])
 def test_more_wordings_of_each_kind(text, kind):
-    assert kind in {c.kind for c in find_contradictions(ReportContext(text))}
+    assert kind in {c.kind for c in find_contradictions(StudyContext(text))}
 
 
 @pytest.mark.parametrize("text", [
@@ -231,7 +231,7 @@ def test_more_wordings_of_each_kind(text, kind):
     "effusion.",
 ])
 def test_more_look_alikes(text):
-    assert find_contradictions(ReportContext(text)) == []
+    assert find_contradictions(StudyContext(text)) == []
 
 
 def test_a_doubt_about_the_diagnosis_leaves_the_finding_stated():
@@ -240,6 +240,6 @@ def test_a_doubt_about_the_diagnosis_leaves_the_finding_stated():
             "malignancy.\nIMPRESSION: No focal lung lesion.")
     assert pair(text).kind == "presence"
     # a finding only likely is no side of a pair
-    assert find_contradictions(ReportContext(
+    assert find_contradictions(StudyContext(
         "FINDINGS: Findings likely represent a small left pleural effusion.\n"
         "IMPRESSION: No pleural abnormality.")) == []

@@ -5,7 +5,7 @@ import pytest
 from tests.workers.library.fakes import make_library
 from workers.correction import correct
 from workers.correction.builtin import affirmation_shape_signals
-from workers.judge import ReportContext
+from workers.study import StudyContext
 
 CAUGHT = [
     "No ET tube ends 4.5 cm above the carina.",
@@ -74,19 +74,19 @@ QUIET = [
 
 @pytest.mark.parametrize("text", CAUGHT)
 def test_a_denied_finding_given_a_position_change_or_cause_is_suspected(text):
-    ctx = ReportContext("FINDINGS: Heart size is normal. " + text)
+    ctx = StudyContext("FINDINGS: Heart size is normal. " + text)
     assert [i for i, _ in affirmation_shape_signals(ctx)] == [1], text
 
 
 @pytest.mark.parametrize("text", QUIET)
 def test_a_denials_own_idiom_is_not_suspected(text):
-    assert affirmation_shape_signals(ReportContext("FINDINGS: " + text)) == [], text
+    assert affirmation_shape_signals(StudyContext("FINDINGS: " + text)) == [], text
 
 
 def test_the_gained_no_is_removed_and_the_finding_kept():
-    result = correct(ReportContext("FINDINGS: Heart size is normal. No ET tube ends 4.5 cm "
-                                   "above the carina.\nIMPRESSION: No acute cardiopulmonary "
-                                   "process.", library=make_library()))
+    result = correct(StudyContext("FINDINGS: Heart size is normal. No ET tube ends 4.5 cm "
+                                  "above the carina.\nIMPRESSION: No acute cardiopulmonary "
+                                  "process.", library=make_library()))
     assert result.has_error and result.sentence_index == 1
     assert result.suggestion is not None and not result.suggestion.lower().startswith("no ")
     assert "ET tube ends 4.5 cm above the carina" in result.suggestion

@@ -5,8 +5,8 @@ import pytest
 from tests.workers.library.fakes import make_library
 from workers.correction import correct
 from workers.correction.builtin import score_sentences
-from workers.judge import ReportContext
-from workers.judge.checks import run_checks
+from workers.rules.checks import run_checks
+from workers.study import StudyContext
 
 SOUND = ("FINDINGS: Heart size is normal. There is no focal airspace consolidation. No pleural "
          "effusion or pneumothorax.\nIMPRESSION: No acute cardiopulmonary abnormality.")
@@ -18,7 +18,7 @@ def library():
 
 
 def run(text, library, **kwargs):
-    return correct(ReportContext(text, library=library, **kwargs))
+    return correct(StudyContext(text, library=library, **kwargs))
 
 
 def test_a_sound_report_has_no_error(library):
@@ -90,8 +90,8 @@ def test_the_detection_carries_internal_and_external_retrieval(library):
 
 def test_an_affirmed_or_list_without_a_hedge_is_suspected_without_a_library():
     text = "FINDINGS: Consolidation, pleural effusion or pneumothorax. Heart size is normal."
-    ctx = ReportContext(text)
+    ctx = StudyContext(text)
     [best, *_] = score_sentences(ctx, run_checks(ctx))
     assert best.index == 0 and [s.kind for s in best.signals] == ["disjunction"]
-    hedged = ReportContext("FINDINGS: Possible consolidation or atelectasis.")
+    hedged = StudyContext("FINDINGS: Possible consolidation or atelectasis.")
     assert score_sentences(hedged, run_checks(hedged)) == []

@@ -6,15 +6,16 @@ from pathlib import Path
 import pytest
 
 from tests.workers.library.fakes import HashEmbedder, make_library
+from workers.audit import batch
+from workers.audit.text import audit_text
 from workers.combine import CombinationConfig
-from workers.correction import batch, correct
+from workers.correction import correct
 from workers.correction.direction import judge_direction, lost_findings
-from workers.detectors.text import audit_text
-from workers.judge import ReportContext
 from workers.library.records import read_jsonl_reports
 from workers.library.text import LibraryEntry, TextLibrary
 from workers.library.vectors import SentenceVectors
 from workers.nlp import extract_findings
+from workers.study import StudyContext
 
 DANGEROUS = ("FINDINGS: Heart size is normal. There is a large right pleural effusion. No "
              "pneumothorax.\nIMPRESSION: No acute cardiopulmonary process. Mild cardiomegaly.")
@@ -59,7 +60,7 @@ def test_nor_through_the_combination():
 
 def test_a_summary_is_aligned_with_the_detailed_findings():
     text = "FINDINGS: No pleural effusion. Heart size is normal.\nIMPRESSION: Pleural effusion."
-    result = correct(ReportContext(text))
+    result = correct(StudyContext(text))
     assert result.has_error and result.sentence_index == 2
     assert not _states_effusion(result.suggestion)
     reason = result.detections[0].evidence["suggestion_reason"]
@@ -67,14 +68,14 @@ def test_a_summary_is_aligned_with_the_detailed_findings():
 
 
 def test_a_detailed_denial_of_the_same_finding_is_a_reason():
-    ctx = ReportContext("FINDINGS: There is a right pleural effusion. No right pleural "
-                        "effusion.\nIMPRESSION: Normal chest.")
+    ctx = StudyContext("FINDINGS: There is a right pleural effusion. No right pleural "
+                       "effusion.\nIMPRESSION: Normal chest.")
     verdict = judge_direction(ctx, 0, "There is no right pleural effusion.", related=1)
     assert verdict.allowed and verdict.basis == "detailed_text"
 
 
 def test_a_normal_statement_or_the_library_alone_is_no_reason():
-    ctx = ReportContext(DANGEROUS)
+    ctx = StudyContext(DANGEROUS)
     verdict = judge_direction(ctx, EFFUSION, "There is no large right pleural effusion.",
                               related=SUMMARY)
     assert not verdict.allowed and verdict.basis == "none"
@@ -85,8 +86,8 @@ def test_a_normal_statement_or_the_library_alone_is_no_reason():
 
 
 def test_a_template_that_lost_its_no_may_take_the_libraries_denial():
-    ctx = ReportContext("FINDINGS: Heart size is normal. There is focal airspace "
-                        "consolidation.\nIMPRESSION: No acute cardiopulmonary abnormality.")
+    ctx = StudyContext("FINDINGS: Heart size is normal. There is focal airspace "
+                       "consolidation.\nIMPRESSION: No acute cardiopulmonary abnormality.")
     fix = "There is no focal airspace consolidation."
     assert not judge_direction(ctx, 1, fix).allowed
     verdict = judge_direction(ctx, 1, fix, denial_wording=(fix.lower(), 3))
@@ -94,7 +95,7 @@ def test_a_template_that_lost_its_no_may_take_the_libraries_denial():
 
 
 def test_the_words_found_wrong_may_go_but_not_the_finding_beside_them():
-    ctx = ReportContext("FINDINGS: Large left pleural effusion and cirrhosis.")
+    ctx = StudyContext("FINDINGS: Large left pleural effusion and cirrhosis.")
     sentence = ctx.sentence(0).text
     start = sentence.index("cirrhosis")
     span = (start, start + len("cirrhosis"))
@@ -103,7 +104,7 @@ def test_the_words_found_wrong_may_go_but_not_the_finding_beside_them():
 
 
 def test_lost_findings_reads_negation_and_deletion():
-    ctx = ReportContext(DANGEROUS)
+    ctx = StudyContext(DANGEROUS)
     assert [f.observation for f in lost_findings(ctx, EFFUSION, "")] == ["pleural effusion"]
     assert lost_findings(ctx, EFFUSION, "There is a large right pleural effusion, stable.") == []
     assert lost_findings(ctx, EFFUSION, "No pleural effusion.")
@@ -135,7 +136,7 @@ def test_no_suggestion_deletes_a_finding_without_the_reports_own_reason(name, iu
     checked = 0
     for line in lines:
         record = json.loads(line)
-        ctx = ReportContext(record["report"], library=iu_library, external_id=record["id"])
+        ctx = StudyContext(record["report"], library=iu_library, external_id=record["id"])
         for d in correct(ctx).detections:
             evidence = d.evidence
             if d.suggestion is None:

@@ -12,7 +12,8 @@ from workers.backends import StructuredOutputError
 from workers.backends.openai_http import OpenAITextModel
 from workers.backends.spec import parse_spec
 from workers.correction import correct
-from workers.judge import ReportContext, judge
+from workers.judge import judge
+from workers.study import StudyContext
 
 REPORT = ("FINDINGS: The heart is normal in size. Pleural effusion or pneumothorax.\n"
           "IMPRESSION: No acute cardiopulmonary abnormality.")
@@ -57,7 +58,7 @@ CORRECT = {"corrected_sentence": "No pleural effusion or pneumothorax.",
 def test_three_valid_answers_make_one_correction_with_provenance(server):
     server.script = by_stage({"Step 1 of 3": [reply(DETECT)], "Step 2 of 3": [reply(LOCALIZE)],
                               "Step 3 of 3": [reply(CORRECT)]})
-    result = correct(ReportContext(REPORT), llm=model(server))
+    result = correct(StudyContext(REPORT), llm=model(server))
     assert result.has_error and result.sentence_index == 1
     assert result.corrected_report == REPORT.replace("Pleural effusion or pneumothorax.",
                                                      "No pleural effusion or pneumothorax.")
@@ -75,7 +76,7 @@ def test_three_valid_answers_make_one_correction_with_provenance(server):
 
 def test_no_error_stops_after_stage_one(server):
     server.script = [reply({"has_error": False, "confidence": 0.9, "reason": "consistent"})]
-    result = correct(ReportContext(REPORT), llm=model(server))
+    result = correct(StudyContext(REPORT), llm=model(server))
     assert not result.has_error and result.detections == [] and len(server.requests) == 1
 
 
@@ -86,7 +87,7 @@ def test_a_malformed_answer_is_asked_again_once(server):
         "Step 2 of 3": [reply("The second sentence."), reply(LOCALIZE)],
         "Step 3 of 3": [reply(CORRECT)],
     })
-    result = correct(ReportContext(REPORT), llm=model(server))
+    result = correct(StudyContext(REPORT), llm=model(server))
     assert result.sentence_index == 1 and len(server.requests) == 4
     retry = server.requests[2]["body"]["messages"]
     assert "could not be used" in retry[-1]["content"]
@@ -96,13 +97,13 @@ def test_an_out_of_range_sentence_counts_as_invalid(server):
     server.script = by_stage({"Step 1 of 3": [reply(DETECT)],
                               "Step 2 of 3": [reply({"sentence": 9, "reason": "x"})]})
     with pytest.raises(StructuredOutputError, match="correction_localize/v2"):
-        correct(ReportContext(REPORT), llm=model(server))
+        correct(StudyContext(REPORT), llm=model(server))
 
 
 def test_two_invalid_answers_fail_clearly(server):
     server.script = [reply({"has_error": "maybe"})]
     with pytest.raises(StructuredOutputError) as failure:
-        correct(ReportContext(REPORT), llm=model(server))
+        correct(StudyContext(REPORT), llm=model(server))
     message = str(failure.value)
     assert "correction_detect/v2" in message and "judge-test" in message
     assert len(server.requests) == 2
@@ -115,7 +116,7 @@ JUDGED = {"problems": [{"sentence": 2, "rule": "impression_vs_findings", "relate
 
 def test_the_judge_prompt_form(server):
     server.script = [reply("Here it is:\n```json\n" + json.dumps(JUDGED) + "\n```")]
-    [detection] = judge(ReportContext(REPORT), llm=model(server))
+    [detection] = judge(StudyContext(REPORT), llm=model(server))
     assert detection.detector == "judge" and detection.sentence_index == 1
     assert detection.evidence == {"rule": "llm", "llm_rule": "impression_vs_findings",
                                   "related_sentence": 2, "detail": "impression vs findings"}
@@ -126,8 +127,8 @@ def test_the_judge_asks_again_then_fails_clearly(server):
     bad = {"problems": [{"sentence": 2, "rule": "vibes", "related_sentence": None,
                          "confidence": 0.5, "explanation": "x"}]}
     server.script = [reply(bad), reply(JUDGED)]
-    assert len(judge(ReportContext(REPORT), llm=model(server))) == 1
+    assert len(judge(StudyContext(REPORT), llm=model(server))) == 1
     server.requests.clear()
     server.script = [reply(bad)]
     with pytest.raises(StructuredOutputError, match="judge/v2"):
-        judge(ReportContext(REPORT), llm=model(server))
+        judge(StudyContext(REPORT), llm=model(server))

@@ -2,8 +2,8 @@
 from tests.workers.library.fakes import make_library
 from workers.correction import correct
 from workers.correction.builtin import never_denied_signals
-from workers.judge import ReportContext
-from workers.judge.denials import MIN_STATED, finding_counts
+from workers.rules.denials import MIN_STATED, finding_counts
+from workers.study import StudyContext
 
 _STATES = [(f"lib-{n}", "FINDINGS: Aortic calcifications are noted. No pneumothorax.\n"
             "IMPRESSION: No acute cardiopulmonary process.") for n in range(MIN_STATED)]
@@ -11,8 +11,8 @@ _STATES = [(f"lib-{n}", "FINDINGS: Aortic calcifications are noted. No pneumotho
 
 def _signals(text, reports=_STATES, external_id=None):
     library = make_library(reports)
-    ctx = ReportContext("FINDINGS: Heart size is normal. " + text, library=library,
-                        external_id=external_id)
+    ctx = StudyContext("FINDINGS: Heart size is normal. " + text, library=library,
+                       external_id=external_id)
     return never_denied_signals(ctx)
 
 
@@ -47,8 +47,8 @@ def test_lists_contrasts_and_findings_that_went_are_not_suspected():
 def test_the_counts_are_made_once_per_library_and_the_fix_affirms():
     library = make_library(_STATES)
     assert finding_counts(library) is finding_counts(library)
-    result = correct(ReportContext("FINDINGS: Heart size is normal. Aortic calcifications are "
-                                   "not noted.", library=library))
+    result = correct(StudyContext("FINDINGS: Heart size is normal. Aortic calcifications are "
+                                  "not noted.", library=library))
     assert result.has_error and result.sentence_index == 1
     assert result.suggestion is not None and "not" not in result.suggestion.split()
 

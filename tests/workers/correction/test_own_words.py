@@ -5,7 +5,7 @@ from collections import Counter
 from tests.workers.library.fakes import make_library
 from workers.correction.own_words import fracture_wording
 from workers.correction.restore import gap_of, restore
-from workers.judge import ReportContext
+from workers.study import StudyContext
 
 
 def _wording(sentence, term):
@@ -49,8 +49,8 @@ def test_the_gap_does_not_take_in_a_fracture_word():
 def test_restore_prefers_the_sentences_words_to_the_librarys_contexts():
     library = make_library([(f"iu-{n}", "FINDINGS: Multiple remote pleural effusions again.\n"
                                         "IMPRESSION: Normal.") for n in range(6)])
-    ctx = ReportContext("FINDINGS: Heart size is normal. Multiple remote cirrhosis again.\n"
-                        "IMPRESSION: No acute process.", library=library)
+    ctx = StudyContext("FINDINGS: Heart size is normal. Multiple remote cirrhosis again.\n"
+                       "IMPRESSION: No acute process.", library=library)
     index = next(i for i in ctx.image_sentences if "cirrhosis" in ctx.sentence(i).text)
     sentence = ctx.sentence(index).text
     start = sentence.index("cirrhosis")

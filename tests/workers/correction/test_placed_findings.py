@@ -4,11 +4,11 @@ example of an affirmation."""
 import pytest
 
 from workers.correction.builtin import denial_shape_signals, disjunction_signals
-from workers.judge import ReportContext
+from workers.study import StudyContext
 
 
 def _ctx(text):
-    return ReportContext("FINDINGS: Heart size is normal. " + text)
+    return StudyContext("FINDINGS: Heart size is normal. " + text)
 
 
 @pytest.mark.parametrize("text", [

@@ -4,11 +4,11 @@ from tests.workers.library.fakes import make_library
 from workers.correction import correct
 from workers.correction.builtin import _keeps_own_words, denial_shape_signals, rules_out
 from workers.correction.restore import ContextModel, _plain_name, gap_of, restore
-from workers.judge import ReportContext
+from workers.study import StudyContext
 
 
 def _ctx(text, library=None):
-    return ReportContext(text, library=library)
+    return StudyContext(text, library=library)
 
 
 def test_the_other_section_restores_a_finding_in_the_same_slot():

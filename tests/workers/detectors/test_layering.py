@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 WORKERS = Path(__file__).resolve().parents[3] / "workers"
-METHOD_PACKAGES = ("radflag", "vrag", "rarrg", "correction", "judge", "combine")
+METHOD_PACKAGES = ("radflag", "vrag", "rarrg", "correction", "judge", "combine", "rules",
+                   "contradiction", "prior", "study", "imagememory")
 REGISTRY = "workers.backends.registry"
 
 

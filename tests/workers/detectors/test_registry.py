@@ -19,10 +19,9 @@ from workers.detectors import (
     stage_roles,
     unregister,
 )
-from workers.nlp.report import ReportContext
 from workers.pipeline import RoleModels, StageError
-from workers.radflag import SentenceInfo, Thresholds
-from workers.radflag.stages import RadFlagInputs
+from workers.radflag import Thresholds
+from workers.study.context import StudyContext
 
 
 @dataclass(frozen=True)
@@ -107,9 +106,9 @@ def emitted(detections) -> set[str]:
 def test_the_text_detectors_emit_the_evidence_they_declare():
     report = ("FINDINGS: Large left pleural effusion. No pleural effusion. The heart is "
               "unchanged compared to the prior exam.\nIMPRESSION: Right pleural effusion.")
-    ctx = ReportContext(report, has_prior=False)
+    ctx = StudyContext(report, has_prior=False)
     # the prior report checks look only when the prior report is given
-    with_prior = ReportContext(report, prior_report="FINDINGS: The lungs are clear.\n"
+    with_prior = StudyContext(report, prior_report="FINDINGS: The lungs are clear.\n"
                                                     "IMPRESSION: 9 mm right upper lobe nodule.")
     models = RoleModels(stage_roles("audit"))
     for detector in in_stage("audit"):
@@ -121,11 +120,11 @@ def test_the_text_detectors_emit_the_evidence_they_declare():
 
 
 def test_radflag_emits_the_evidence_it_declares():
-    sentences = (SentenceInfo(0, "Small left pleural effusion.", 10, 38, "findings", "Pleura",
-                              ({"observation": "pleural effusion", "status": "present"},)),)
     samples = tuple("FINDINGS: No pleural effusion." for _ in range(5))
-    inputs = RadFlagInputs(sentences, samples, Thresholds(lambda1=3, lambda2=1, n_samples=5))
-    result = DETECTORS["radflag"].run(inputs, RoleModels(("llm",)), lambda *a: None)
+    ctx = StudyContext("FINDINGS: Small left pleural effusion.", samples=samples,
+                       settings={"radflag": {"thresholds": Thresholds(lambda1=3, lambda2=1,
+                                                                      n_samples=5)}})
+    result = DETECTORS["radflag"].run(ctx, RoleModels(("llm",)), lambda *a: None)
     assert [d.sentence_index for d in result.detections] == [0]
     assert emitted(result.detections) == set(DETECTORS["radflag"].evidence_fields())
 

@@ -30,12 +30,12 @@ ALLOWED = {
     # not a cue read in a report
     r"\b(yes|no)\b": "the answer word a model gives to a yes/no question (workers/vrag/probe)",
     r"^no\s+": "the 'no ' the composer itself writes before a negative phrase (workers/rarrg)",
-    r"^(?:no|possible)\s+": "the prefix workers/vrag writes on its own entity phrases",
+    r"^(?:no|possible)\s+": "the prefix V-RAG writes on its own entity phrases (imagememory)",
     # the judge's list structure: what may stand before and after an item of a list ("no A,
     # B or C"); it decides no polarity (workers/nlp does), only where a list goes on
     r"(?:,|\b(?:or|and|no|without|of|for|nor))\s*$":
-        "workers/judge's words before a list item (list structure, not a denial)",
-    r"^\s*(?:,|\b(?:or|and|nor)\b)": "workers/judge's words after a list item (list structure)",
+        "workers/rules' words before a list item (list structure, not a denial)",
+    r"^\s*(?:,|\b(?:or|and|nor)\b)": "workers/rules' words after a list item (list structure)",
 }
 
 

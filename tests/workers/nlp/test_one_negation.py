@@ -10,7 +10,6 @@ import pytest
 
 from workers.correction.rewrite import affirmations_of as rewrite_affirmations
 from workers.correction.rewrite import negations_of as rewrite_negations
-from workers.judge.checks import self_denials, unnamed_acute
 from workers.library.stats import LibraryStats, tokens_of
 from workers.nlp import chexpert_labels, extract_findings
 from workers.nlp.context import NEGATED, RADIOLOGY_RULES
@@ -25,7 +24,8 @@ from workers.nlp.polarity import (
     negation_count,
     negations_of,
 )
-from workers.nlp.report import ReportContext
+from workers.rules.checks import self_denials, unnamed_acute
+from workers.study.context import StudyContext
 
 NEG, UNC, AFF, HIST = "negated", "uncertain", "affirmed", "historical"
 
@@ -99,7 +99,7 @@ def test_findings_and_labels_agree(template, answer, word_cue):
 @pytest.mark.parametrize("template,answer,word_cue", TABLE)
 def test_the_judge_reads_suspect_terms_alike(template, answer, word_cue):
     sentence, start, end = _at(template, "cirrhosis")
-    ctx = ReportContext("FINDINGS: " + sentence)
+    ctx = StudyContext("FINDINGS: " + sentence)
     terms = [t for t in ctx.suspect_terms(ctx.image_sentences[0])
              if t.text.lower() == "cirrhosis"]
     # a history is no claim about the film: no suspect term at all
@@ -193,7 +193,7 @@ def test_token_cues_are_negation_rules():
     ("Emphysema with acute disease.", True),
 ])
 def test_the_judge_affirmed_acute_uses_the_one_negation(sentence, flagged):
-    ctx = ReportContext("IMPRESSION: " + sentence)
+    ctx = StudyContext("IMPRESSION: " + sentence)
     assert bool(unnamed_acute(ctx)) == flagged
 
 
@@ -211,7 +211,7 @@ def test_the_denial_before_a_finding_follows_the_rules(text, cue):
 
 
 def test_a_judge_self_denial_needs_a_denial_that_reaches_the_finding():
-    ctx = ReportContext("FINDINGS: Rib fractures have not changed appreciably over the past "
-                        "24 hr moderate left pleural effusion is greater.")
+    ctx = StudyContext("FINDINGS: Rib fractures have not changed appreciably over the past "
+                       "24 hr moderate left pleural effusion is greater.")
     assert self_denials(ctx) == []
-    assert self_denials(ReportContext("FINDINGS: No mild cardiomegaly."))
+    assert self_denials(StudyContext("FINDINGS: No mild cardiomegaly."))

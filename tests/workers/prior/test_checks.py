@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from workers.nlp.report import ReportContext
 from workers.prior import detections, find_issues
+from workers.study.context import StudyContext
 
 
 def audit(current: str, prior: str | None, **dates):
-    ctx = ReportContext(current, prior_report=prior, **dates)
+    ctx = StudyContext(current, prior_report=prior, **dates)
     return ctx, {d.sentence_index: d for d in detections(ctx)}
 
 
@@ -176,7 +176,7 @@ def test_clean_follow_ups(prior, current):
 
 def test_without_a_prior_report_nothing_is_checked():
     current = "COMPARISON: None.\nFINDINGS: New small left pleural effusion."
-    assert find_issues(ReportContext(current)) == []
+    assert find_issues(StudyContext(current)) == []
     # a "prior" dated after the study is no prior
-    assert find_issues(ReportContext(current, prior_report="FINDINGS: Small left effusion.",
-                                     prior_date="2025-03-01", date="2025-02-01")) == []
+    assert find_issues(StudyContext(current, prior_report="FINDINGS: Small left effusion.",
+                                    prior_date="2025-03-01", date="2025-02-01")) == []

@@ -10,7 +10,9 @@ from workers.detectors import DETECTORS
 from workers.imagememory import ImageMemory, QueryImage, load_pixels, memory_dir
 from workers.pipeline import StageError
 from workers.rarrg.retriever import save_checkpoint, train_on_memory
-from workers.rarrg.run import RarrgInputs, run_rarrg
+from workers.rarrg.run import run_rarrg
+from workers.study import StudyContext
+from workers.study.images import StudyImages
 
 ENCODER = AppearanceDescriptorEncoder()
 
@@ -23,9 +25,10 @@ def query_file(tmp_path, source, name: str, seed: int = 0) -> QueryImage:
     return QueryImage(str(path), "dicom", source.view)
 
 
-def run(index_dir, images, report=None, embedder=None, **options):
-    return run_rarrg(RarrgInputs(str(index_dir), tuple(images), report, **options),
-                     image_encoder=ENCODER, text_embedder=embedder)
+def run(index_dir, images, report=None, embedder=None, **settings):
+    ctx = StudyContext(report or "", images=StudyImages(tuple(images), index_dir=str(index_dir)),
+                       settings={"rarrg": settings})
+    return run_rarrg(ctx, image_encoder=ENCODER, text_embedder=embedder)
 
 
 def test_the_draft_comes_from_the_phrases_of_similar_images_and_unsupported_sentences_flag(

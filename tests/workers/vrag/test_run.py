@@ -14,7 +14,9 @@ from workers.backends.spec import parse_spec
 from workers.detectors import DETECTORS
 from workers.imagememory import QueryImage, load_pixels
 from workers.pipeline import StageError
-from workers.vrag.run import VragInputs, run_vrag
+from workers.study import StudyContext
+from workers.study.images import StudyImages
+from workers.vrag.run import run_vrag
 
 ENCODER = AppearanceDescriptorEncoder()
 DRAFT = ("FINDINGS: Moderate cardiomegaly. No pleural effusion. No pneumothorax.\n"
@@ -34,8 +36,8 @@ def query(tmp_path, studies, index=1) -> tuple[QueryImage, ...]:
 
 
 def run(index_dir, images, report, **roles):
-    return run_vrag(VragInputs(str(index_dir), report, images), image_encoder=ENCODER,
-                    extractor=RuleExtractor(), **roles)
+    ctx = StudyContext(report, images=StudyImages(images, index_dir=str(index_dir)))
+    return run_vrag(ctx, image_encoder=ENCODER, extractor=RuleExtractor(), **roles)
 
 
 def test_each_entity_whose_probe_disagrees_with_the_report_is_flagged(reference_library,

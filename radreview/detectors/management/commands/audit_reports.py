@@ -7,7 +7,7 @@ prior report checks when a line carries "prior_report", with optional "prior_dat
 line. ``--reference`` replaces the site's reference library for this run with a ``{"id",
 "report"}`` file (held in memory; a reference report with an input report's id is never used
 for it). The work is in
-workers/correction/batch.py; this command parses options and shows progress on stderr.
+workers/audit/batch.py; this command parses options and shows progress on stderr.
 """
 from __future__ import annotations
 
@@ -41,8 +41,8 @@ class Command(BaseCommand):
 
         from radreview.detectors.services import combination_config  # noqa: PLC0415 - defer faiss/pydicom/pynetdicom/scipy
         from radreview.library import text_library  # noqa: PLC0415 - defer faiss
+        from workers.audit import batch  # noqa: PLC0415 - defer faiss/scipy
         from workers.combine import CombinationConfig  # noqa: PLC0415 - defer scipy
-        from workers.correction import batch  # noqa: PLC0415 - defer faiss/scipy
 
         started = time.monotonic()
         try:

@@ -1,7 +1,7 @@
 """V-RAG entities: extraction, the shortest library sub-phrase, what a report says."""
 from __future__ import annotations
 
-from workers.vrag.entities import (
+from workers.imagememory.entities import (
     extract_entities,
     library_entities,
     question_for,

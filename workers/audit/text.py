@@ -1,24 +1,24 @@
-"""The text audit of one report outside the pipeline (the batch audit, benchmarks): every
-detector declared for the "audit" stage over one shared ``ReportContext``, with their scopes
-for the system combination. The audit stage runs the same detectors on the same context."""
+"""The audit of one study context: every detector declared for the "audit" stage that looks
+at it, over that one shared ``StudyContext``, with their scopes for the system combination.
+The audit stage runs it on the context it builds; the batch audit and the benchmarks on a
+report's (``audit_text``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from workers.combine import DetectorOutput
+from workers.detectors import Models, in_stage
 from workers.library.text import TextLibrary
-from workers.nlp.report import DEFAULT_NEIGHBOURS, ReportContext
-from workers.pipeline import no_progress
+from workers.pipeline import Progress, no_progress
+from workers.study.context import DEFAULT_NEIGHBOURS, StudyContext
 from workers.types import Detection
-
-from .spec import Models, in_stage
 
 STAGE = "audit"
 
 
 @dataclass(frozen=True)
 class TextAudit:
-    context: ReportContext
+    context: StudyContext
     detections: dict[str, list[Detection]]
 
     def outputs(self) -> list[DetectorOutput]:
@@ -27,7 +27,7 @@ class TextAudit:
         return [DetectorOutput(spec.name, self.detections[spec.name],
                                single_purpose=spec.single_purpose)
                 for spec in in_stage(STAGE)
-                if spec.name in self.detections
+                if spec.name in self.detections and spec.looks_at(self.context)
                 and not (spec.needs_no_prior and self.context.has_prior is not False)
                 and not (spec.needs_prior_report and self.context.prior_report is None)]
 
@@ -43,10 +43,22 @@ def audit_text(text: str, *, models: Models | None = None, library: TextLibrary 
     unknown; a ``prior_report`` makes it True); ``neighbours``: the similar reports when the
     caller retrieved them already; ``prior_report``, ``prior_date``, ``date``: the prior
     report's text and the two studies' dates, for the prior report checks."""
-    ctx = ReportContext(text, library=library, external_id=external_id, has_prior=has_prior, k=k,
-                        prior_report=prior_report, prior_date=prior_date, date=date)
+    ctx = StudyContext(text, library=library, external_id=external_id, has_prior=has_prior, k=k,
+                       prior_report=prior_report, prior_date=prior_date, date=date)
     if neighbours is not None:
         ctx.neighbours = neighbours  # fills the cached property
+    return audit_context(ctx, models=models)
+
+
+def audit_context(ctx: StudyContext, *, models: Models | None = None,
+                  progress: Progress = no_progress) -> TextAudit:
+    """Run the audit stage's detectors that look at ``ctx`` (one that needs the images does
+    not look at a study without them). ``models``: role → model (a role left out is its
+    built-in default)."""
     models = models or {}
-    return TextAudit(ctx, {spec.name: list(spec.run(ctx, models, no_progress))
-                           for spec in in_stage(STAGE)})
+    looking = [spec for spec in in_stage(STAGE) if spec.looks_at(ctx)]
+    found = {}
+    for number, spec in enumerate(looking):
+        found[spec.name] = list(spec.run(ctx, models, no_progress))
+        progress((number + 1) / len(looking), f"{spec.short_label}: {len(found[spec.name])}")
+    return TextAudit(ctx, found)

@@ -21,6 +21,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from workers import nlp
+from workers.backends.roles import BUILTIN_ENGINE_NAME
+from workers.backends.structured import complete_prompt
+from workers.nlp import (
+    COMPARATIVE_TERMS,
+    extract_findings,
+    find_comparisons,
+    parse_report,
+    remove_comparisons,
+)
+from workers.nlp.findings import IMAGE_SECTIONS
+from workers.prompts import get_prompt
+
 _JUNK_RE = re.compile(r"^[\s,.;:()\-]*$")
 
 
@@ -33,9 +46,6 @@ class KeyPhrases:
 
 def image_text(report: str) -> str:
     """The report's findings, impression and unheaded text, in order."""
-    from workers.nlp import parse_report  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-    from workers.nlp.findings import IMAGE_SECTIONS  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-
     parsed = parse_report(report)
     parts = [report[s.start:s.end].strip() for s in parsed.sections if s.name in IMAGE_SECTIONS]
     text = "\n".join(p for p in parts if p)
@@ -44,8 +54,6 @@ def image_text(report: str) -> str:
 
 def clean_phrase(phrase: str) -> str:
     """Lower case, comparisons removed, spaces and punctuation tidied; "" when nothing is left."""
-    from workers.nlp import COMPARATIVE_TERMS, remove_comparisons  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-
     original = " ".join(str(phrase).split())
     # A comparative word inside a finding's own name ("degenerative change") stays.
     text = original if _names_a_finding(original) else remove_comparisons(original)
@@ -61,8 +69,6 @@ def clean_phrase(phrase: str) -> str:
 
 def _names_a_finding(text: str) -> bool:
     """Whether a comparative term of ``text`` lies inside a finding's mention."""
-    from workers.nlp import extract_findings, find_comparisons  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-
     mentions = [(f.start, f.end) for f in extract_findings(text) if not f.implied]
     return any(a < end and start < b for start, end, _ in find_comparisons(text)
                for a, b in mentions)
@@ -70,8 +76,6 @@ def _names_a_finding(text: str) -> bool:
 
 def finding_key(text: str) -> frozenset:
     """What a phrase states: (observation, status, side, severity) of each of its findings."""
-    from workers.nlp import extract_findings  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-
     return frozenset((f.observation, f.status, f.laterality, f.severity)
                      for f in extract_findings(text))
 
@@ -110,9 +114,6 @@ def _dedupe(phrases) -> tuple[str, ...]:
 
 def rule_phrases(report: str, extractor=None) -> tuple[str, ...]:
     """Key phrases from the extractor's graph (or the rule engine's own phrases)."""
-    from workers import nlp  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-    from workers.backends.roles import BUILTIN_ENGINE_NAME  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-
     text = image_text(report)
     if extractor is None or getattr(extractor, "name", None) == BUILTIN_ENGINE_NAME:
         return _dedupe(nlp.key_phrases(text))
@@ -124,8 +125,6 @@ def extract_key_phrases(report: str, extractor=None, llm=None) -> KeyPhrases:
     phrases = rule_phrases(report, extractor)
     if llm is None:
         return KeyPhrases(phrases)
-    from workers.backends.structured import complete_prompt  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
-    from workers.prompts import get_prompt  # noqa: PLC0415 - circle of the rarrg/vrag/imagememory package inits
 
     value, provenance = complete_prompt(llm, get_prompt("rarrg_key_phrases"),
                                         report=image_text(report),

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import copy
 
-from workers.nlp.report import ReportContext
+from workers.study.context import StudyContext
 
 MAX_REFERENCE_CHARS = 600
 
 
-def numbered_report(ctx: ReportContext) -> str:
+def numbered_report(ctx: StudyContext) -> str:
     """One line per sentence: ``[number] (section) text``. Sentences are numbered from 1 (the
     index + 1), as the review page numbers them, so a model's explanation that names a
     sentence ("contradicts sentence 3") names the one the radiologist sees as sentence 3."""
@@ -20,7 +20,7 @@ def index_of(number: int) -> int:
     return number - 1
 
 
-def references(ctx: ReportContext) -> str:
+def references(ctx: StudyContext) -> str:
     if not ctx.neighbours:
         return "(none available)"
     lines = []

@@ -1,9 +1,16 @@
-"""One report and what the detectors know around it: its sentences and findings, the library.
+"""One study and what the detectors know around it: the report read once, the library, the
+prior report, the images.
 
-``ReportContext`` is built once per audited report and shared by the text detectors (judge,
-comparative, three-stage correction). It answers, lazily and once each:
+``StudyContext`` is built once per study by the stage layer (or once per report by the batch
+audit) and handed to every detector of a stage, text and image detectors alike. It answers,
+lazily and once each:
 
-* the report's sentences, sections and findings (workers.nlp);
+* the report's sentences, sections and findings (workers.nlp) and its model of statements
+  (``statements``, workers/nlp/statements.py);
+* the prior report, parsed (``prior``);
+* ``samples``: the reports sampled for the study, when its stage has them (RadFlag);
+* ``images``: the study's views, their pixels and descriptors and the reference images
+  nearest them (``StudyImages``; None for a report without images);
 * ``neighbours``: the k most similar library reports (never one with the report's own id);
 * ``polarity(i)``: how often the library writes sentence i as it is, and how often with the
   opposite polarity (the same words with "no"/"without" added or removed);
@@ -18,10 +25,13 @@ from functools import cached_property
 from workers.library.stats import Tokens, tokenize, tokens_of
 from workers.library.text import Neighbour, TextLibrary
 from workers.nlp import ParsedReport, findings_by_sentence, out_of_domain_terms, parse_report
-from workers.nlp.findings import ABSENT, IMAGE_SECTIONS, Finding
+from workers.nlp.findings import ABSENT, IMAGE_SECTIONS, Finding, findings_tuple
 from workers.nlp.lexicon import is_radiology_word
 from workers.nlp.polarity import is_negated
+from workers.nlp.statements import Statement, statements
 from workers.nlp.vocabulary import ancestors, concept_spans, similar
+
+from .images import StudyImages
 
 DEFAULT_NEIGHBOURS = 5
 
@@ -103,10 +113,13 @@ def _content_runs(sentence: str, taken: list[tuple[int, int]]) -> list[tuple[int
 
 
 @dataclass
-class ReportContext:
+class StudyContext:
     """``prior_report``: the text of the study's prior report, when the caller has it (the
     prior report checks compare with it); ``prior_date`` and ``date``: the two studies'
-    dates as given (shown in explanations; a "prior" dated after the study is no prior)."""
+    dates as given (shown in explanations; a "prior" dated after the study is no prior).
+    ``images``: the study's images (None: it has none, or no detector of the stage needs
+    them); ``samples``: the reports sampled for the study (RadFlag's); ``settings``: a
+    detector's site settings by its name (V-RAG's top k, RadFlag's thresholds, ...)."""
 
     text: str
     library: TextLibrary | None = None
@@ -116,6 +129,9 @@ class ReportContext:
     prior_report: str | None = None
     prior_date: str | None = None
     date: str | None = None
+    images: StudyImages | None = None
+    samples: tuple[str, ...] = ()
+    settings: dict[str, dict] = field(default_factory=dict)
     _cache: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -136,6 +152,20 @@ class ReportContext:
     @cached_property
     def findings(self) -> dict[int, list[Finding]]:
         return findings_by_sentence(self.parsed)
+
+    @cached_property
+    def all_findings(self) -> tuple[Finding, ...]:
+        """Every finding of the report in reading order."""
+        return tuple(findings_tuple(self.parsed))
+
+    @cached_property
+    def statements(self) -> tuple[Statement, ...]:
+        """What the report states, one ``Statement`` per claim (the one model of statements)."""
+        return statements(self.parsed)
+
+    def settings_of(self, detector: str) -> dict:
+        """The site's settings for one detector ({} when it has none)."""
+        return self.settings.get(detector, {})
 
     @cached_property
     def image_sentences(self) -> list[int]:

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from workers.library.stats import Tokens, tokenize, tokens_of
 from workers.library.vectors import report_sentences
 
-if TYPE_CHECKING:
-    from workers.nlp.report import ReportContext
+from .context import StudyContext
 
 
 @dataclass(frozen=True)
@@ -41,7 +39,7 @@ def _widenings(left: int, right: int) -> list[tuple[int, int]]:
     return sorted(options, key=lambda ab: (ab[0] + ab[1], -ab[0]))
 
 
-def neighbour_sentences(ctx: ReportContext):
+def neighbour_sentences(ctx: StudyContext):
     key = ("neighbour_sentences",)
     if key not in ctx._cache:
         ctx._cache[key] = Counter(tokens_of(s) for n in ctx.neighbours
@@ -49,7 +47,7 @@ def neighbour_sentences(ctx: ReportContext):
     return ctx._cache[key]
 
 
-def slot_fills(ctx: ReportContext, index: int, start: int, end: int, *,
+def slot_fills(ctx: StudyContext, index: int, start: int, end: int, *,
                widen: int = 1, widen_left: int | None = None, limit: int = 5,
                accept=None) -> list[SlotFill]:
     """Library wordings for the words at ``start:end`` of sentence ``index``, best first.

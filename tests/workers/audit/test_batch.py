@@ -4,11 +4,12 @@ import json
 import pytest
 
 from tests.workers.library.fakes import REFERENCE_REPORTS, HashEmbedder, make_library
+from workers.audit import batch
 from workers.combine import CombinationConfig
-from workers.correction import batch, restore
-from workers.judge import denials
+from workers.correction import restore
 from workers.library.records import RecordError
 from workers.library.vectors import SentenceVectors
+from workers.rules import denials
 
 SOUND = REFERENCE_REPORTS[3][1]
 BROKEN = SOUND.replace("No pleural effusion or pneumothorax.", "Pleural effusion or pneumothorax.")

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from workers.library.stats import tokens_of
 from workers.nlp import find_comparisons, harm_of, remove_comparisons
-from workers.nlp.report import ReportContext
 from workers.nlp.vocabulary import CONCEPT_RE, comparison_cue
+from workers.study.context import StudyContext
 from workers.types import Detection, Harm
 
 DETECTOR = "comparative"
@@ -22,7 +22,7 @@ REASON = ("the study has no prior exam, so the comparison has nothing to compare
            "what the sentence finds is kept")
 
 
-def compared_sentences(ctx: ReportContext) -> frozenset[int]:
+def compared_sentences(ctx: StudyContext) -> frozenset[int]:
     """The sentences with comparative wording (none when the study has a prior exam or nobody
     knows)."""
     if ctx.has_prior is not False:
@@ -30,7 +30,7 @@ def compared_sentences(ctx: ReportContext) -> frozenset[int]:
     return frozenset(i for i in ctx.image_sentences if find_comparisons(ctx.sentence(i).text))
 
 
-def detect(ctx: ReportContext) -> list[Detection]:
+def detect(ctx: StudyContext) -> list[Detection]:
     """One detection per sentence with comparative wording, when the study has no prior."""
     if ctx.has_prior is not False:
         return []

@@ -3,14 +3,15 @@ import pytest
 
 from tests.workers.library.fakes import REFERENCE_REPORTS, make_library
 from workers.correction import correct
-from workers.judge import ReportContext, judge
-from workers.judge.checks import (
+from workers.judge import judge
+from workers.rules.checks import (
     contradictions,
     laterality_conflicts,
     out_of_domain,
     run_checks,
     unsupported_by_library,
 )
+from workers.study import StudyContext
 from workers.types import Harm
 
 SOUND = ("FINDINGS: The heart is normal in size. The lungs are clear. No pleural effusion or "
@@ -23,7 +24,7 @@ def library():
 
 
 def ctx(text, library=None, **kwargs):
-    return ReportContext(text, library=library, **kwargs)
+    return StudyContext(text, library=library, **kwargs)
 
 
 def test_a_sound_report_raises_nothing(library):
@@ -122,7 +123,7 @@ def test_judge_detections_carry_the_documented_evidence(library):
 
 
 def test_a_denial_of_what_its_own_words_describe_as_present():
-    from workers.judge.checks import self_denials
+    from workers.rules.checks import self_denials
 
     report = "FINDINGS: No stable mild cardiomegaly. Stable granuloma without pleural effusion."
     [issue] = self_denials(ctx(report))
@@ -177,7 +178,7 @@ def test_advice_to_the_clinician_is_not_a_film_finding(library):
 
 
 def test_a_denial_that_concedes_persistence():
-    from workers.judge.checks import conceded_denials
+    from workers.rules.checks import conceded_denials
 
     [issue] = conceded_denials(ctx("FINDINGS: Heart is not enlarged but unchanged."))
     assert (issue.rule, issue.sentence) == ("contradiction", 0)
@@ -190,7 +191,7 @@ def test_a_denial_that_concedes_persistence():
 
 
 def test_an_affirmed_unnamed_acute_abnormality():
-    from workers.judge.checks import unnamed_acute
+    from workers.rules.checks import unnamed_acute
 
     [issue] = unnamed_acute(ctx("FINDINGS: Emphysema with acute disease."))
     assert issue.rule == "contradiction" and issue.term == "acute disease"

@@ -1,7 +1,8 @@
-"""The judge's consistency and plausibility checks (no model needed).
+"""The consistency and plausibility checks (no model needed).
 
-Each check reads a ``ReportContext`` and returns ``Issue`` records; ``workers.judge`` turns
-them into detections. The rules (docs/audit.md explains each):
+Each check reads a ``StudyContext`` and returns ``Issue`` records; ``workers.judge`` turns
+them into detections and the three-stage correction reads them as its stage 1 signals.
+The rules (docs/audit.md explains each):
 
 * ``contradiction`` — a finding stated present in one sentence and absent in another of the
   same section, or in the same sentence ("lungs are clear with focal consolidation"); denied
@@ -32,22 +33,22 @@ import math
 import re
 from dataclasses import dataclass
 
-from workers.judge.denials import MIN_STATED, finding_counts
-from workers.library.slots import slot_fills
 from workers.library.stats import tokens_of
 from workers.nlp import harm_of
 from workers.nlp.denial_words import negating_words
 from workers.nlp.findings import ABSENT, PRESENT, UNCERTAIN, Finding
 from workers.nlp.hierarchy import overlapping, readings_of_one
 from workers.nlp.polarity import assertion_at, denial_before, denied_with_no
-from workers.nlp.report import (
+from workers.nlp.vocabulary import CONCEPT_RE, GLOBAL_BONE_PHRASE, GLOBAL_NORMAL_PHRASE, ancestors
+from workers.rules.denials import MIN_STATED, finding_counts
+from workers.study.context import (
     BORDERLINE,
     OUT_OF_DOMAIN,
     STOPWORDS,
     UNKNOWN_TO_LIBRARY,
-    ReportContext,
+    StudyContext,
 )
-from workers.nlp.vocabulary import CONCEPT_RE, GLOBAL_BONE_PHRASE, GLOBAL_NORMAL_PHRASE, ancestors
+from workers.study.slots import slot_fills
 from workers.types import Harm
 
 CONTRADICTION = "contradiction"
@@ -111,20 +112,20 @@ def _wording(f: Finding) -> str:
     return (f.text or f.observation).strip()
 
 
-def library_balance(ctx: ReportContext, index: int) -> float:
+def library_balance(ctx: StudyContext, index: int) -> float:
     """How much the library favours sentence ``index`` as written over its opposite polarity
     (log ratio; 0 without a library or without counts)."""
     polarity = ctx.polarity(index)
     return math.log1p(polarity.own) - math.log1p(polarity.variant_count)
 
 
-def _support(ctx: ReportContext, index: int, finding: Finding, other: int) -> int:
+def _support(ctx: StudyContext, index: int, finding: Finding, other: int) -> int:
     """How many further sentences (neither ``index`` nor ``other``) say what ``finding`` says
     about its observation, with the same status."""
     return len([i for i in ctx.internal_support(index, finding) if i != other])
 
 
-def _more_suspect(ctx: ReportContext, first: tuple[int, Finding], second: tuple[int, Finding]
+def _more_suspect(ctx: StudyContext, first: tuple[int, Finding], second: tuple[int, Finding]
                   ) -> tuple[tuple[int, Finding], tuple[int, Finding]]:
     """(suspect, other) of two conflicting statements: the one the rest of the report
     supports less; then the one the library writes less often as it is (and more often the
@@ -146,7 +147,7 @@ def _denial_qualifiers(before: str) -> str:
     return before[cue.end():] if cue else ""
 
 
-def _conflicts(present: Finding, absent: Finding, same_sentence: bool, ctx: ReportContext,
+def _conflicts(present: Finding, absent: Finding, same_sentence: bool, ctx: StudyContext,
                present_index: int) -> bool:
     """Whether ``absent`` denies ``present``. Across sentences the observation must be the
     same ("no focal airspace disease" says nothing of a basal scar's opacity); within one
@@ -197,7 +198,7 @@ def _conflicts(present: Finding, absent: Finding, same_sentence: bool, ctx: Repo
     return True
 
 
-def contradictions(ctx: ReportContext) -> list[Issue]:
+def contradictions(ctx: StudyContext) -> list[Issue]:
     """A finding stated present and absent (same sentence, another sentence, across
     sections)."""
     image = set(ctx.image_sentences)
@@ -256,7 +257,7 @@ def contradictions(ctx: ReportContext) -> list[Issue]:
     return list(issues.values())
 
 
-def _detail_agrees(ctx: ReportContext, index: int, present: Finding, summary: int) -> bool:
+def _detail_agrees(ctx: StudyContext, index: int, present: Finding, summary: int) -> bool:
     """A summary section's finding that a FINDINGS sentence other than the summary's states
     too (the same finding, a narrower or close one, or another reading of it at its place, on
     its side): "Right lower lobe pneumonia." after "Dense consolidation is present in the
@@ -299,7 +300,7 @@ _GAP_BREAK_RE = re.compile(r"[,;:]|\b(?:and|but|or|with|however|although|while)\
                            re.IGNORECASE)
 
 
-def self_denials(ctx: ReportContext) -> list[Issue]:
+def self_denials(ctx: StudyContext) -> list[Issue]:
     """A denial of a finding that the same words describe as present: "no mild cardiomegaly",
     "no old healed rib fracture", "no stable nodule"."""
     issues = []
@@ -344,7 +345,7 @@ _DENIAL_COMPARES_RE = re.compile(r"\b(?:new|other|additional|further|longer|chan
                                  r"interval|significant(?:ly)?)\b", re.IGNORECASE)
 
 
-def conceded_denials(ctx: ReportContext) -> list[Issue]:
+def conceded_denials(ctx: StudyContext) -> list[Issue]:
     """A denial followed by a concession of persistence ("Heart is not enlarged but
     unchanged."): only a finding that is there can be unchanged in spite of itself."""
     issues = []
@@ -389,7 +390,7 @@ _UNNAMED_ACUTE_RE = re.compile(
     r"pathology)\b", re.IGNORECASE)
 
 
-def unnamed_acute(ctx: ReportContext) -> list[Issue]:
+def unnamed_acute(ctx: StudyContext) -> list[Issue]:
     """A sentence that affirms an acute abnormality without naming it ("Emphysema with acute
     disease."), the shape of "without acute disease" that lost its denial."""
     issues = []
@@ -408,7 +409,7 @@ def unnamed_acute(ctx: ReportContext) -> list[Issue]:
     return issues
 
 
-def laterality_conflicts(ctx: ReportContext) -> list[Issue]:
+def laterality_conflicts(ctx: StudyContext) -> list[Issue]:
     """The IMPRESSION and the FINDINGS put one finding on opposite sides, and nothing in the
     FINDINGS puts it on the impression's side."""
     by_section: dict[str, list[tuple[int, Finding]]] = {"findings": [], "impression": []}
@@ -454,7 +455,7 @@ def _excerpt(text: str, limit: int = 90) -> str:
     return text if len(text) <= limit else text[:limit - 1].rsplit(" ", 1)[0] + "…"
 
 
-def denied_possibilities(ctx: ReportContext) -> list[Issue]:
+def denied_possibilities(ctx: StudyContext) -> list[Issue]:
     """The IMPRESSION denies outright ("No basilar right pneumothorax.") a finding the FINDINGS
     raise as possible ("may represent localized basilar pneumothorax"): a summary that rules
     out what the findings leave open says how ("no definite ..."). The impression's denial is
@@ -509,7 +510,7 @@ _NO_SUCH_SIDE = [
 ]
 
 
-def anatomy_sides(ctx: ReportContext) -> list[Issue]:
+def anatomy_sides(ctx: StudyContext) -> list[Issue]:
     """A side the named part of the chest does not have ("left middle lobe", "right
     retrocardiac consolidation"): one of the two words is wrong, and a swapped side is the
     commoner slip."""
@@ -536,7 +537,7 @@ _ADVICE_RE = re.compile(r"\b(?:correlat\w*|recommend\w*|follow-?up|advis\w*|"
                         re.IGNORECASE)
 
 
-def _template_fills(ctx: ReportContext, index: int, term) -> int:
+def _template_fills(ctx: StudyContext, index: int, term) -> int:
     """How often library sentences worded exactly like this one fill the term's place with a
     finding of the engine's vocabulary."""
     fills = slot_fills(ctx, index, term.start, term.end, widen=1, widen_left=2,
@@ -554,7 +555,7 @@ _NAME_HEAD_RE = re.compile(r"^\s+(?:disease|syndrome|dysfunction|disorder|cancer
                            re.IGNORECASE)
 
 
-def _library_names(ctx: ReportContext, index: int, term) -> int | None:
+def _library_names(ctx: StudyContext, index: int, term) -> int | None:
     """How many library sentences name the condition: an organ's word followed by a name's
     head counts as the whole name ("bowel disease"), since a library that names the organ
     ("normal bowel gas pattern") does not name the disease."""
@@ -564,7 +565,7 @@ def _library_names(ctx: ReportContext, index: int, term) -> int | None:
     return ctx.phrase_count(term.text + m.group())
 
 
-def out_of_domain(ctx: ReportContext) -> list[Issue]:
+def out_of_domain(ctx: StudyContext) -> list[Issue]:
     """Conditions a chest radiograph cannot show, or can at most suggest. Surer when the
     library never names the term, and when the library's sentences worded like this one have
     a chest finding where the term stands (a substituted word)."""
@@ -610,11 +611,11 @@ def out_of_domain(ctx: ReportContext) -> list[Issue]:
     return issues
 
 
-def _affirmed_findings(ctx: ReportContext, index: int) -> list[Finding]:
+def _affirmed_findings(ctx: StudyContext, index: int) -> list[Finding]:
     return [f for f in ctx.findings.get(index, []) if f.status != ABSENT and not f.implied]
 
 
-def unsupported_by_library(ctx: ReportContext) -> list[Issue]:
+def unsupported_by_library(ctx: StudyContext) -> list[Issue]:
     """The library writes the sentence's words with the other polarity and never as written;
     or a word no library report contains sits where the library's sentences of the same
     wording name a finding."""
@@ -654,7 +655,7 @@ _LIST_BEFORE_RE = re.compile(r"(?:,|\b(?:or|and|no|without|of|for|nor))\s*$", re
 _LIST_AFTER_RE = re.compile(r"^\s*(?:,|\b(?:or|and|nor)\b)", re.IGNORECASE)
 
 
-def _list_item(ctx: ReportContext, index: int, term) -> bool:
+def _list_item(ctx: StudyContext, index: int, term) -> bool:
     """The term is an item of a list of findings ("no focal ___, pneumothorax, or effusion")."""
     sentence = ctx.sentence(index).text
     if not (_LIST_BEFORE_RE.search(sentence[:term.start])
@@ -668,7 +669,7 @@ _GENERIC_HEADS = frozenset({"process", "processes", "abnormality", "abnormalitie
                             "diseases", "finding", "findings", "change", "changes", "pathology"})
 
 
-def _short_denial_of_unseen(ctx: ReportContext, index: int, term) -> bool:
+def _short_denial_of_unseen(ctx: StudyContext, index: int, term) -> bool:
     """A short denial ("No anemia.", "No visible gallstones.") of words no library report
     uses: a report denies what a radiograph could show, in words radiologists use."""
     sentence = ctx.sentence(index).text
@@ -681,7 +682,7 @@ def _short_denial_of_unseen(ctx: ReportContext, index: int, term) -> bool:
                if w not in STOPWORDS)
 
 
-def _unfamiliar_fill(ctx: ReportContext, index: int, term) -> tuple[int, str, bool]:
+def _unfamiliar_fill(ctx: StudyContext, index: int, term) -> tuple[int, str, bool]:
     """(how many, the usual wording, whole) of library sentences worded like this one around
     the term that have a chest finding in its place.
 
@@ -708,7 +709,7 @@ def _unfamiliar_fill(ctx: ReportContext, index: int, term) -> tuple[int, str, bo
     return 0, "", False
 
 
-def _usual_polarity_elsewhere(ctx: ReportContext, index: int) -> bool:
+def _usual_polarity_elsewhere(ctx: StudyContext, index: int) -> bool:
     """Whether the library, in whatever words, states the sentence's one finding in the
     sentence's polarity at least as often as in the other ("Cardiac enlargement.": the IU
     library never writes that sentence, but states cardiomegaly 144 times and denies it 3):
@@ -727,7 +728,7 @@ def _usual_polarity_elsewhere(ctx: ReportContext, index: int) -> bool:
     return own >= MIN_STATED and own >= counts.times(f.observation, other, ctx.exclude)
 
 
-def _polarity_issue(ctx: ReportContext, index: int) -> Issue | None:
+def _polarity_issue(ctx: StudyContext, index: int) -> Issue | None:
     """The library writes the sentence (or its content words) with the other polarity, and
     not (or seldom) as written."""
     polarity = ctx.polarity(index)
@@ -759,7 +760,7 @@ def _polarity_issue(ctx: ReportContext, index: int) -> Issue | None:
                  f"({'same content words' if loose else 'same words'})", None, observation)
 
 
-def run_checks(ctx: ReportContext) -> list[Issue]:
+def run_checks(ctx: StudyContext) -> list[Issue]:
     """Every check, in rule order."""
     return (contradictions(ctx) + self_denials(ctx) + conceded_denials(ctx) + unnamed_acute(ctx)
             + denied_possibilities(ctx) + laterality_conflicts(ctx) + anatomy_sides(ctx)

@@ -7,7 +7,7 @@ from tests.support.fake_llm_server import FakeServer, Reply, completion
 from workers.backends.builtin import RuleExtractor
 from workers.backends.openai_http import OpenAITextModel
 from workers.backends.spec import parse_spec
-from workers.rarrg.phrases import clean_phrase, extract_key_phrases, rule_phrases
+from workers.imagememory.phrases import clean_phrase, extract_key_phrases, rule_phrases
 
 REPORT = ("INDICATION: Pneumonia?\nFINDINGS: Right pleural effusion, unchanged from the prior "
           "study. Heart size is normal. Interval improvement of left basilar atelectasis.\n"

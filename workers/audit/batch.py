@@ -23,18 +23,18 @@ import hashlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from workers.audit.text import TextAudit, audit_text
 from workers.combine import CombinationConfig, combine, compared_explanations
 from workers.correction.restore import context_model
 from workers.correction.three_stage import DETECTOR as CORRECTION
 from workers.correction.three_stage import apply_suggestion
-from workers.detectors.text import TextAudit, audit_text
 from workers.jsonl import JsonlError, numbered_jsonl
 from workers.jsonl import write_jsonl as write_jsonl  # the one writer, importable from here
-from workers.judge.denials import finding_counts
 from workers.library.records import RecordError, compose_report, read_jsonl_reports
 from workers.library.text import LibraryEntry, TextLibrary
 from workers.library.vectors import SentenceVectors, report_sentences, vector_file_stem
-from workers.nlp.report import DEFAULT_NEIGHBOURS
+from workers.rules.denials import finding_counts
+from workers.study.context import DEFAULT_NEIGHBOURS
 from workers.types import Harm
 
 Progress = Callable[[int, int], None]

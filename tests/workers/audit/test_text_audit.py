@@ -4,12 +4,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
+from tests.support.dicom_factory import make_png
 from tests.workers.library.fakes import HashEmbedder
+from workers.audit import batch
+from workers.audit.text import audit_context, audit_text
 from workers.combine import CombinationConfig
-from workers.correction import batch
 from workers.detectors import GENERAL, DetectorSpec, register, unregister
-from workers.detectors.text import audit_text
+from workers.imagememory import QueryImage
 from workers.library.vectors import SentenceVectors
+from workers.study import StudyContext
+from workers.study.images import StudyImages
 from workers.types import Detection
 
 REPORT = "FINDINGS: Heart size is normal. The spleen is enlarged. No pleural effusion."
@@ -85,3 +91,35 @@ def test_the_batch_audit_reads_prior_report_and_dates_from_the_input_line():
     assert line["has_error"]
     # the flag's harm is the dropped nodule's, and nothing rewrites the impression
     assert line["corrected_report"] == CURRENT
+
+
+def _bright_views(ctx, models, progress) -> list[Detection]:
+    """Flags the first sentence when the study's first view is mostly bright (dense)."""
+    first = ctx.parsed.sentences[0]
+    if float(ctx.images.pixels[0].mean()) <= 0.5:
+        return []
+    return [Detection(sentence_index=0, start=first.start, end=first.end, detector="bright",
+                      explanation="bright", harm="low", confidence=0.9, evidence={"organ": ""})]
+
+
+BRIGHT = DetectorSpec(name="bright", label="Bright views", stage="audit", roles=(),
+                      scope=GENERAL, evidence=Organ, run=_bright_views,
+                      needs=("report", "images"))
+
+
+def test_an_image_detector_reads_the_context_s_images_and_does_not_look_without_them(tmp_path):
+    path = tmp_path / "white.png"
+    path.write_bytes(make_png(np.full((64, 64), 0.9, np.float32)))
+    register(BRIGHT)
+    try:
+        with_images = audit_context(StudyContext(
+            REPORT, images=StudyImages((QueryImage(str(path), "png", "PA"),))))
+        without = audit_context(StudyContext(REPORT))
+        voters = [o.detector for o in with_images.outputs()]
+        silent = [o.detector for o in without.outputs()]
+    finally:
+        unregister(BRIGHT.name)
+    assert [d.sentence_index for d in with_images.detections["bright"]] == [0]
+    assert "bright" in voters
+    # no images: it did not look, so it has neither detections nor a vote
+    assert "bright" not in without.detections and "bright" not in silent

@@ -141,22 +141,29 @@ def statement(report: str, observation: str) -> str | None:
     mentioned). A present child implies its parent ("pneumonia" → opacity present); an absent
     parent implies its children absent ("no opacity" → no pneumonia); a positive mention beats
     negative ones, as in the CheXpert labeler."""
-    return statements(report).get(observation) or _via_hierarchy(report, observation)
+    return status_in(statements(report), observation)
 
 
-@lru_cache(maxsize=4096)
-def statements(report: str) -> dict[str, str]:
+def status_in(said: dict[str, str], observation: str) -> str | None:
+    """``statement`` from a report's ``said_of`` (a study context's findings, read once)."""
+    return said.get(observation) or _via_hierarchy(said, observation)
 
+
+def said_of(findings) -> dict[str, str]:
+    """observation → what these findings of one report say of it, in the image sections."""
     said: dict[str, str] = {}
-    for f in extract_findings(report):
+    for f in findings:
         if f.section in IMAGE_SECTIONS:
             said[f.observation] = _combine(said.get(f.observation), f.status)
     return said
 
 
-def _via_hierarchy(report: str, observation: str) -> str | None:
+@lru_cache(maxsize=4096)
+def statements(report: str) -> dict[str, str]:
+    return said_of(extract_findings(report))
 
-    said = statements(report)
+
+def _via_hierarchy(said: dict[str, str], observation: str) -> str | None:
     result = None
     for other, status in said.items():
         if observation in ancestors(other) and status in (PRESENT, UNCERTAIN):
