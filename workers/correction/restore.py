@@ -240,6 +240,11 @@ def context_model(library) -> ContextModel:
     return model
 
 
+def keep_context_model(library, model: ContextModel) -> None:
+    """Use ``model`` (counted before over the same texts) as this library's context model."""
+    _MODELS[library] = model
+
+
 def _absorbable(word: str, position: int, background: Counter | None) -> bool:
     """A neighbour of the suspect term that belongs to the same name: a word that is neither
     a function word, a side, a size or course, nor a finding, and that the library seldom
