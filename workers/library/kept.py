@@ -79,14 +79,16 @@ def save(cache_dir: str | Path, key: str, value: object) -> None:
                 f.close()
                 partial.unlink(missing_ok=True)
                 raise
-        os.replace(partial, directory / f"{key}{SUFFIX}")
-        _prune(directory)
+        path = directory / f"{key}{SUFFIX}"
+        os.replace(partial, path)
+        _prune(directory, path)
     except OSError as exc:
         log.warning("could not keep the library counts in %s: %s", directory, exc)
 
 
-def _prune(directory: Path) -> None:
-    kept = sorted(directory.glob(f"*{SUFFIX}"), key=lambda p: p.stat().st_mtime_ns,
-                  reverse=True)
-    for old in kept[KEEP:]:
+def _prune(directory: Path, newest: Path) -> None:
+    """Remove all but the ``KEEP`` newest files (``newest`` always stays: times can tie)."""
+    others = sorted((p for p in directory.glob(f"*{SUFFIX}") if p != newest),
+                    key=lambda p: p.stat().st_mtime_ns, reverse=True)
+    for old in others[KEEP - 1:]:
         old.unlink(missing_ok=True)
