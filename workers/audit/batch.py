@@ -20,20 +20,23 @@ behind.
 from __future__ import annotations
 
 import hashlib
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from workers.audit.text import TextAudit, audit_text
 from workers.combine import CombinationConfig, combine, compared_explanations
-from workers.correction.restore import context_model
+from workers.correction.restore import ContextModel, context_model, keep_context_model
 from workers.correction.three_stage import DETECTOR as CORRECTION
 from workers.correction.three_stage import apply_suggestion
 from workers.jsonl import JsonlError, numbered_jsonl
 from workers.jsonl import write_jsonl as write_jsonl  # the one writer, importable from here
+from workers.library import kept
 from workers.library.records import RecordError, compose_report, read_jsonl_reports
+from workers.library.stats import LibraryStats
 from workers.library.text import LibraryEntry, TextLibrary
 from workers.library.vectors import SentenceVectors, report_sentences, vector_file_stem
-from workers.rules.denials import finding_counts
+from workers.rules.denials import FindingCounts, finding_counts, keep_finding_counts
 from workers.study.context import DEFAULT_NEIGHBOURS
 from workers.types import Harm
 
@@ -90,13 +93,34 @@ def reference_library(path: str | Path, sentence_vectors: SentenceVectors, *,
     return library
 
 
-def count_library(library: TextLibrary) -> None:
+def count_library(library: TextLibrary, cache_dir: str | Path | None = None) -> bool:
     """Count now what the detectors count over the whole library (its words and phrases, the
-    restoration's context model, the findings it states and denies), once per library, so
-    that a run's first reports do not pay for the library and a timed audit times the audit."""
-    library.stats  # noqa: B018 - built on first use
-    context_model(library)
-    finding_counts(library)
+    restoration's context model, the findings it states and denies), so that a run's first
+    reports do not pay for the library and a timed audit times the audit. With ``cache_dir``
+    the counts are read from there when this library and this code counted them before
+    (workers.library.kept), else counted and kept there. True when they were read."""
+    key = kept.library_key(e.text for e in library.entries) if cache_dir is not None else None
+    found = kept.load(cache_dir, key) if key is not None else None
+    if _counts_of(found, len(library)):
+        stats, model, counts = found
+        library.stats = stats
+        keep_context_model(library, model)
+        keep_finding_counts(library, counts)
+        return True
+    counted = (library.stats, context_model(library), finding_counts(library))
+    if key is not None:
+        kept.save(cache_dir, key, counted)
+    return False
+
+
+def _counts_of(found, n_reports: int) -> bool:
+    """``found`` is what ``count_library`` keeps, for a library of ``n_reports``."""
+    if not (isinstance(found, tuple) and len(found) == 3):
+        return False
+    stats, model, counts = found
+    return (isinstance(stats, LibraryStats) and isinstance(model, ContextModel)
+            and isinstance(counts, FindingCounts) and stats.n_reports == n_reports
+            and len(model.per_report) == n_reports)
 
 
 def _primary(results):
@@ -160,7 +184,7 @@ def output_line(record: dict, audit: TextAudit, config: CombinationConfig, embed
 def audit_records(records: Iterable[dict], *, library: TextLibrary | None,
                   config: CombinationConfig, embed, llm=None, extractor=None,
                   k: int = DEFAULT_NEIGHBOURS, progress: Progress | None = None,
-                  chunk: int = CHUNK):
+                  chunk: int = CHUNK, timings: dict[str, float] | None = None):
     """Output lines, one per record, in order.
 
     The input's sentences are embedded in one batch first; then records go through the
@@ -168,13 +192,18 @@ def audit_records(records: Iterable[dict], *, library: TextLibrary | None,
     explanations all the system combinations compare are embedded in one batch (a sentence
     model and FAISS are many times faster on a batch than on one text at a time). ``embed``
     must keep the vectors it made (``SentenceVectors.embed``), or that batch is thrown away.
+    ``timings`` receives the seconds of each phase: "sentences" (embedding the input),
+    "detectors", "explanations" (embedding them), "combination" (with whatever the caller
+    does with each line).
     """
+    clock = _Clock(timings)
     records = list(records)
     searching = library is not None and len(library) > 0
     if searching:
         # every new sentence of the input in one batch: the model sorts a batch by length, so
         # a few long sentences do not pad many short ones (several times faster than chunks)
         library.sentence_vectors.embed([s for r in records for s in report_sentences(r["report"])])
+    clock.lap("sentences")
     audits = []
     for first in range(0, len(records), chunk):
         part = records[first:first + chunk]
@@ -184,13 +213,30 @@ def audit_records(records: Iterable[dict], *, library: TextLibrary | None,
                                             [str(r["id"]) for r in part])
         audits += [_audit(record, library, llm, extractor, k, neighbours)
                    for record, neighbours in zip(part, found, strict=True)]
+    clock.lap("detectors")
     # the explanations every combination will compare, in one model call for the whole input
     # (``embed`` keeps vectors: SentenceVectors.embed): one batch sorted by length costs the
     # model less than one per chunk (fewer calls, less padding)
     embed([text for audit in audits
            for text in compared_explanations(audit.outputs(), config, sorted(
                s.index for s in audit.context.parsed.sentences))])
+    clock.lap("explanations")
     for number, (record, audit) in enumerate(zip(records, audits, strict=True), 1):
         yield output_line(record, audit, config, embed)
         if progress:
             progress(number, len(records))
+    clock.lap("combination")
+
+
+class _Clock:
+    """Adds the seconds since its last lap to ``timings[name]`` (nothing when None)."""
+
+    def __init__(self, timings: dict[str, float] | None):
+        self.timings = timings
+        self.last = time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        if self.timings is not None:
+            self.timings[name] = self.timings.get(name, 0.0) + now - self.last
+        self.last = now

@@ -31,7 +31,7 @@ from workers.library.vectors import report_sentences
 from workers.nlp import extract_findings
 from workers.nlp.lexicon import in_lists, is_radiology_word
 from workers.nlp.polarity import is_negated
-from workers.nlp.vocabulary import CONCEPT_RE, LATERALITY_RE
+from workers.nlp.vocabulary import CONCEPT_RE, LATERALITY_RE, concept_spans
 from workers.study.context import STOPWORDS, StudyContext
 
 # positions of the context words read around a mention (negative: before it)
@@ -104,12 +104,12 @@ def _mentions(text: str, polarity: bool = False) -> list[tuple]:
     tokens = tokenize(text)
     words = [t.text for t in tokens]
     out = []
-    for m in CONCEPT_RE.finditer(text.lower()):
-        inside = [i for i, t in enumerate(tokens) if t.start >= m.start() and t.end <= m.end()]
+    for m_start, m_end in concept_spans(text.lower()):
+        inside = [i for i, t in enumerate(tokens) if t.start >= m_start and t.end <= m_end]
         if not inside:
             continue
         a, b = inside[0], inside[-1] + 1
-        extra = (is_negated(text, m.start(), m.end()),) if polarity else ()
+        extra = (is_negated(text, m_start, m_end),) if polarity else ()
         out.append((tuple(words[a:b]), _context(words, a, b), *extra))
         if a > 0 and _plain_word(words[a - 1]) and in_lists(words[a - 1], _MODIFIER_LISTS):
             out.append((tuple(words[a - 1:b]), _context(words, a - 1, b), *extra))
@@ -238,6 +238,11 @@ def context_model(library) -> ContextModel:
         model = ContextModel([report_sentences(e.text) for e in library.entries])
         _MODELS[library] = model
     return model
+
+
+def keep_context_model(library, model: ContextModel) -> None:
+    """Use ``model`` (counted before over the same texts) as this library's context model."""
+    _MODELS[library] = model
 
 
 def _absorbable(word: str, position: int, background: Counter | None) -> bool:

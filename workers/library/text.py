@@ -76,6 +76,14 @@ class TextLibrary:
             self._stats = LibraryStats([report_sentences(e.text) for e in self.entries])
         return self._stats
 
+    @stats.setter
+    def stats(self, stats: LibraryStats) -> None:
+        """Counts made before over the same texts (workers.library.kept)."""
+        if stats.n_reports != len(self.entries):
+            raise ValueError(f"counts of {stats.n_reports} reports for a library of "
+                             f"{len(self.entries)}")
+        self._stats = stats
+
     def positions_of(self, external_id: str | None) -> list[int]:
         """Positions of the library reports with this external id (none for None)."""
         return list(self._by_external.get(external_id, ())) if external_id else []

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from workers.nlp import context as ctx
-from workers.nlp.vocabulary import CONCEPT_RE
+from workers.nlp.vocabulary import concept_spans
 
 Tokens = tuple[str, ...]
 _WORD_RE = re.compile(r"\w+(?:[-'\u2019]\w+)*")
@@ -172,7 +172,7 @@ def _denied(tokens: Tokens) -> int | None:
     """How many findings of the vocabulary in ``tokens`` the one negation reads as denied
     (None when the tokens name none)."""
     text = " ".join(tokens)
-    spans = [m.span() for m in CONCEPT_RE.finditer(text)]
+    spans = concept_spans(text)
     if not spans:
         return None
     verdicts = ctx.assert_targets(text, [(0, len(text))], spans)

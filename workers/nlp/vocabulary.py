@@ -500,13 +500,8 @@ def _first_chars(pattern: str) -> frozenset[str]:
     return frozenset(chars)
 
 
-def _compile_concepts() -> tuple[re.Pattern, dict[str, Concept]]:
-    """One alternation over every surface form, longest first, so that "pericardial effusion"
-    wins over "effusion" and "subcutaneous emphysema" over "emphysema".
-
-    For speed the alternatives are bucketed by the character they can start with, each bucket
-    behind a one-character lookahead: at a word start the engine tries one bucket (a dozen
-    alternatives) instead of all of them, which makes matching about four times faster."""
+def _concept_buckets() -> dict[str, list[tuple[int, int, str]]]:
+    """Every surface form, longest first, bucketed by the characters it can start with."""
     alternatives = []
     for i, concept in enumerate(CONCEPTS):
         for j, pattern in enumerate(concept.patterns):
@@ -516,15 +511,29 @@ def _compile_concepts() -> tuple[re.Pattern, dict[str, Concept]]:
     for _, i, j, pattern in alternatives:
         for char in sorted(_first_chars(pattern)):
             buckets.setdefault(char, []).append((i, j, pattern))
+    return dict(sorted(buckets.items()))
+
+
+def _bucket_alternation(char: str, members: list[tuple[int, int, str]],
+                        groups: dict[str, Concept]) -> str:
+    parts = []
+    for i, j, pattern in members:
+        group = f"c{i}_{j}_{ord(char)}"
+        groups[group] = CONCEPTS[i]
+        parts.append(f"(?P<{group}>{pattern})")
+    return "|".join(parts)
+
+
+def _compile_concepts() -> tuple[re.Pattern, dict[str, Concept]]:
+    """One alternation over every surface form, longest first, so that "pericardial effusion"
+    wins over "effusion" and "subcutaneous emphysema" over "emphysema".
+
+    For speed the alternatives are bucketed by the character they can start with, each bucket
+    behind a one-character lookahead: at a word start the engine tries one bucket (a dozen
+    alternatives) instead of all of them, which makes matching about four times faster."""
     groups: dict[str, Concept] = {}
-    branches = []
-    for char, members in sorted(buckets.items()):
-        parts = []
-        for i, j, pattern in members:
-            group = f"c{i}_{j}_{ord(char)}"
-            groups[group] = CONCEPTS[i]
-            parts.append(f"(?P<{group}>{pattern})")
-        branches.append(f"(?={re.escape(char)})(?:{'|'.join(parts)})")
+    branches = [f"(?={re.escape(char)})(?:{_bucket_alternation(char, members, groups)})"
+                for char, members in _concept_buckets().items()]
     regex = re.compile(r"(?<![\w-])(?:" + "|".join(branches) + r")(?![\w])")
     return regex, groups
 
@@ -532,13 +541,38 @@ def _compile_concepts() -> tuple[re.Pattern, dict[str, Concept]]:
 CONCEPT_RE, CONCEPT_BY_GROUP = _compile_concepts()
 
 
+def _compile_concept_starts() -> tuple[re.Pattern, dict[str, re.Pattern]]:
+    """``CONCEPT_RE`` taken apart for ``concept_mentions``: the word starts it can match at,
+    and per first character that character's bucket, to be tried at a start. Scanning a
+    sentence's word starts and trying one bucket at each finds the same matches (same
+    alternatives, same order, same boundaries) about four times faster than ``finditer`` of
+    the whole alternation, whose engine still tries the buckets' lookaheads one by one at
+    every word start."""
+    groups: dict[str, Concept] = {}
+    buckets = {char: re.compile(rf"(?:{_bucket_alternation(char, members, groups)})(?![\w])")
+               for char, members in _concept_buckets().items()}
+    starts = re.compile(r"(?<![\w-])[" + re.escape("".join(buckets)) + "]")
+    return starts, buckets
+
+
+_CONCEPT_STARTS, _CONCEPT_BUCKETS = _compile_concept_starts()
+
+
 @lru_cache(maxsize=16384)
 def concept_mentions(lower: str) -> tuple[tuple[Concept, int, int], ...]:
     """(concept, start, end) of each match of ``CONCEPT_RE`` in ``lower``, cached per text:
     the one large alternation is the engine's costliest expression, and the findings, the
     report context and the radiographic checks ask it about the same sentences."""
-    return tuple((CONCEPT_BY_GROUP[m.lastgroup], m.start(), m.end())
-                 for m in CONCEPT_RE.finditer(lower))
+    found = []
+    end = 0
+    for start in _CONCEPT_STARTS.finditer(lower):
+        if start.start() < end:
+            continue  # inside the last match: finditer goes on after a match's end
+        match = _CONCEPT_BUCKETS[lower[start.start()]].match(lower, start.start())
+        if match:
+            found.append((CONCEPT_BY_GROUP[match.lastgroup], match.start(), match.end()))
+            end = match.end()
+    return tuple(found)
 
 
 def concept_spans(lower: str) -> list[tuple[int, int]]:

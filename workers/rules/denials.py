@@ -83,4 +83,9 @@ def finding_counts(library: TextLibrary) -> FindingCounts:
     return counts
 
 
-__all__ = ["MIN_STATED", "FindingCounts", "finding_counts"]
+def keep_finding_counts(library: TextLibrary, counts: FindingCounts) -> None:
+    """Use ``counts`` (counted before over the same texts) as this library's counts."""
+    _COUNTS[library] = counts
+
+
+__all__ = ["MIN_STATED", "FindingCounts", "finding_counts", "keep_finding_counts"]

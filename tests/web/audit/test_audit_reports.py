@@ -35,6 +35,14 @@ def test_audit_with_a_reference_file(embedder, tmp_path, settings):
     assert broken["corrected_report"] == SOUND
     assert not fine["has_error"] and fine["corrected_report"] is None
     assert "Audited 2 reports" in errors.getvalue()
+    assert "library counts (counted)" in errors.getvalue()
+    assert list((tmp_path / "cache" / "library-counts").glob("*.counts.pickle"))
+    # the next run reads the library's counts back and writes the same lines
+    again, errors = tmp_path / "again.jsonl", io.StringIO()
+    call_command("audit_reports", "--input", str(source), "--output", str(again),
+                 "--reference", str(reference), stderr=errors)
+    assert "library counts (read back)" in errors.getvalue()
+    assert again.read_bytes() == out.read_bytes()
 
 
 @pytest.mark.django_db(transaction=True)

@@ -6,11 +6,15 @@ prior report checks when a line carries "prior_report", with optional "prior_dat
 "date") and the system combination with the site's settings; one output line per input
 line. ``--reference`` replaces the site's reference library for this run with a ``{"id",
 "report"}`` file (held in memory; a reference report with an input report's id is never used
-for it). The work is in
-workers/audit/batch.py; this command parses options and shows progress on stderr.
+for it). The work is in workers/audit/batch.py; this command parses options, shows progress
+on stderr and ends with its figures: reports per second after start-up (the library and its
+counts included) and with it, CPU time per report, and each phase's seconds. The library's
+counts are kept in ``DATA_DIR/cache/library-counts/`` (workers/library/kept.py), so a run over
+a library counted before reads them back instead of counting again.
 """
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -44,30 +48,18 @@ class Command(BaseCommand):
         from workers.audit import batch  # noqa: PLC0415 - defer faiss/scipy
         from workers.combine import CombinationConfig  # noqa: PLC0415 - defer scipy
 
-        started = time.monotonic()
+        clock = Phases()
         try:
             records = batch.read_records(options["input"])
         except (RecordError, OSError) as exc:
             raise CommandError(str(exc)) from exc
         quiet = options["verbosity"] < 1
         embedder = registry.text_embedder()
+        extract_findings("No pneumothorax.")  # the rule engine loads spaCy on first use
+        llm, extractor = registry.llm(), registry.extractor()
+        clock.lap("start-up")
         if options["reference"]:
-            # the site library's sentence vectors too: a reference file of reports written
-            # from the same templates then needs few new embeddings
-            sentences = text_library.library_sentences(embedder)
-            with tqdm(total=0, desc="Embedding the reference", unit="sentence",
-                      file=self.stderr._out, disable=quiet, leave=False) as bar:
-                def step(done, total):
-                    bar.total = total
-                    bar.n = done
-                    bar.refresh()
-                try:
-                    library = batch.reference_library(
-                        options["reference"], sentences,
-                        cache_dir=Path(settings.DATA_DIR) / "cache" / "reference-vectors",
-                        progress=step)
-                except (RecordError, OSError) as exc:
-                    raise CommandError(str(exc)) from exc
+            library = self._reference(options["reference"], embedder, quiet)
         else:
             library = text_library.load_text_library()
             if not len(library) and not quiet:
@@ -80,23 +72,74 @@ class Command(BaseCommand):
                                   "combines with the default settings.")
             config = CombinationConfig(order=tuple(DETECTORS))
         embed = library.sentence_vectors.embed
-        # counted and loaded now, so that the audit's figures are the audit's
-        batch.count_library(library)
-        extract_findings("No pneumothorax.")  # the rule engine loads spaCy on first use
-        auditing = time.monotonic()
+        clock.lap("library")
+        # counted now (or read back from the last run over the same library), so that the
+        # first reports do not wait for it
+        kept = batch.count_library(library, Path(settings.DATA_DIR) / "cache" / "library-counts")
+        clock.lap("library counts (read back)" if kept else "library counts (counted)")
         with tqdm(total=len(records), desc="Auditing", unit="report", file=self.stderr._out,
                   disable=quiet) as bar:
             def progress(done, total):
                 bar.update(done - bar.n)
 
             lines = batch.audit_records(records, library=library, config=config, embed=embed,
-                                        llm=registry.llm(), extractor=registry.extractor(),
-                                        k=options["neighbours"], progress=progress)
+                                        llm=llm, extractor=extractor, k=options["neighbours"],
+                                        progress=progress, timings=clock.seconds)
             count = batch.write_jsonl(options["output"], lines)
+        clock.lap("written")
         if not quiet:
-            now = time.monotonic()
-            audit, total = now - auditing, now - started
-            self.stderr.write(
-                f"Audited {count} reports in {audit:.1f} s ({count / max(audit, 1e-9):.1f} "
-                f"reports/s); {total:.1f} s in all with loading the models and the library "
-                f"({count / max(total, 1e-9):.1f} reports/s); wrote {options['output']}")
+            self.stderr.write(f"Wrote {options['output']}\n{clock.summary(count)}")
+
+    def _reference(self, path: str, embedder, quiet: bool):
+        """The library of a reference file, its sentence vectors kept under the data dir."""
+        from radreview.library import text_library  # noqa: PLC0415 - defer faiss
+        from workers.audit import batch  # noqa: PLC0415 - defer faiss/scipy
+
+        # the site library's sentence vectors too: a reference file of reports written from
+        # the same templates then needs few new embeddings
+        sentences = text_library.library_sentences(embedder)
+        with tqdm(total=0, desc="Embedding the reference", unit="sentence",
+                  file=self.stderr._out, disable=quiet, leave=False) as bar:
+            def step(done, total):
+                bar.total = total
+                bar.n = done
+                bar.refresh()
+            try:
+                return batch.reference_library(
+                    path, sentences,
+                    cache_dir=Path(settings.DATA_DIR) / "cache" / "reference-vectors",
+                    progress=step)
+            except (RecordError, OSError) as exc:
+                raise CommandError(str(exc)) from exc
+
+
+class Phases:
+    """Wall and CPU seconds of the command's phases, for the figures it prints at the end."""
+
+    AUDIT = ("sentences", "detectors", "explanations", "combination")
+
+    def __init__(self):
+        self.seconds: dict[str, float] = {}
+        self.started = self.last = time.perf_counter()
+        self.cpu_started = time.process_time()
+        self.cpu_after_startup = self.cpu_started
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        # the audit's own phases were timed inside it; "written" is what is left over
+        inside = sum(self.seconds.get(p, 0.0) for p in self.AUDIT) if name == "written" else 0
+        self.seconds[name] = now - self.last - inside
+        self.last = now
+        if name == "start-up":
+            self.cpu_after_startup = time.process_time()
+
+    def summary(self, count: int) -> str:
+        total = self.last - self.started
+        startup = self.seconds.get("start-up", 0.0)
+        work, cpu = total - startup, time.process_time() - self.cpu_after_startup
+        phases = "; ".join(f"{name} {seconds:.2f} s" for name, seconds in self.seconds.items())
+        return (f"Audited {count} reports in {work:.1f} s after start-up "
+                f"({count / max(work, 1e-9):.1f} reports/s, library included; "
+                f"{1000 * cpu / max(count, 1):.1f} ms CPU per report, all threads), "
+                f"{total:.1f} s with start-up ({count / max(total, 1e-9):.1f} reports/s); "
+                f"load average {os.getloadavg()[0]:.1f}.\nPhases: {phases}")
