@@ -1,0 +1,38 @@
+"""axe-core in the page, under the page's own Content-Security-Policy.
+
+axe is served by the test settings from the site's static files (tests/settings.py), so the
+page's `script-src 'self'` admits it: nothing is bypassed, and an inline script stays refused.
+"""
+from django.conf import settings
+
+# WCAG 2.0 and 2.1, levels A and AA (axe-core's tags).
+TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+AXE_URL = f"{settings.STATIC_URL}{settings.AXE_STATIC_PREFIX}/axe.min.js"
+
+RUN = """async (tags) => {
+  const result = await axe.run(document, {runOnly: {type: "tag", values: tags},
+                                          resultTypes: ["violations"]});
+  return result.violations.map((v) => ({
+    id: v.id, impact: v.impact, help: v.help,
+    nodes: v.nodes.map((n) => ({target: n.target.join(" "), summary: n.failureSummary})),
+  }));
+}"""
+
+
+def violations(page) -> list[dict]:
+    if not page.evaluate("typeof window.axe !== 'undefined'"):
+        page.add_script_tag(url=AXE_URL)
+    return page.evaluate(RUN, TAGS)
+
+
+def describe(found: list[dict]) -> str:
+    lines = []
+    for violation in found:
+        lines.append(f"{violation['id']} ({violation['impact']}): {violation['help']}")
+        lines += [f"    {node['target']}: {node['summary']}" for node in violation["nodes"][:5]]
+    return "\n".join(lines)
+
+
+def assert_no_violations(page, where: str) -> None:
+    found = violations(page)
+    assert not found, f"axe on {where}:\n{describe(found)}"
