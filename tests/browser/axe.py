@@ -19,6 +19,23 @@ RUN = """async (tags) => {
 }"""
 
 
+# An id used twice, or named by aria-describedby/-labelledby/-controls or a label's "for" without
+# an element of that id: a screen reader then reads the wrong help text, or none.
+REFERENCES = """() => {
+  const problems = [], seen = new Map();
+  document.querySelectorAll("[id]").forEach((el) => seen.set(el.id, (seen.get(el.id) || 0) + 1));
+  seen.forEach((count, id) => { if (count > 1) problems.push(`id "${id}" used ${count} times`); });
+  for (const name of ["aria-describedby", "aria-labelledby", "aria-controls", "for"]) {
+    document.querySelectorAll(`[${name}]`).forEach((el) => {
+      for (const id of el.getAttribute(name).split(/\\s+/).filter(Boolean)) {
+        if (!seen.has(id)) problems.push(`${el.tagName.toLowerCase()} ${name}="${id}": no such id`);
+      }
+    });
+  }
+  return problems;
+}"""
+
+
 def violations(page) -> list[dict]:
     if not page.evaluate("typeof window.axe !== 'undefined'"):
         page.add_script_tag(url=AXE_URL)
@@ -36,3 +53,5 @@ def describe(found: list[dict]) -> str:
 def assert_no_violations(page, where: str) -> None:
     found = violations(page)
     assert not found, f"axe on {where}:\n{describe(found)}"
+    broken = page.evaluate(REFERENCES)
+    assert not broken, f"id references on {where}:\n" + "\n".join(broken)
