@@ -169,10 +169,17 @@ def test_reading_room_in_every_state(browser, live_server):
 def test_admin_pages(page, live_server):
     study = make_dicom_review_study()
     failed = failed_study()
-    log_in(page, live_server, factories.make_user(role="admin", username="admin-axe"))
+    page.goto(f"{live_server.url}/accounts/login/")
+    assert_no_violations(page, "the sign-in page")
+    admin = factories.make_user(role="admin", username="admin-axe")
+    log_in(page, live_server, admin)
     for path in ("/", "/site/setup/", "/site/library/", "/site/calibration/", "/site/drafting/",
                  "/site/drafting/studies/", "/site/models/", "/audit/", "/admin/",
-                 "/accounts/two-factor/", f"/studies/{failed.pk}/", f"/studies/{study.pk}/"):
+                 "/admin/accounts/user/", f"/admin/accounts/user/{admin.pk}/change/",
+                 "/admin/detectors/filterrule/add/", "/admin/review/decision/",
+                 "/admin/library/referenceimage/", "/admin/audit/auditevent/",
+                 "/accounts/two-factor/", "/accounts/settings/", f"/studies/{failed.pk}/",
+                 f"/studies/{study.pk}/", f"/studies/{study.pk}/audit/"):
         page.goto(f"{live_server.url}{path}")
         assert_no_violations(page, f"{path} (admin)")
     # The calibration page's two forms each have their own α, each with its name.
