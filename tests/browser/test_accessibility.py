@@ -245,7 +245,8 @@ def test_shortcuts_off_and_remapped(browser, live_server):
         page.keyboard.press("ArrowDown")
         expect(page.locator("#sentence-3")).to_be_focused()
         expect(page.locator("#panel-3")).to_be_visible()
-        page.keyboard.press("Tab")
+        page.keyboard.press("Enter")  # on a sentence: to its panel's first button
+        expect(page.locator("#panel-3 [data-action=primary]")).to_be_focused()
         page.keyboard.press("Enter")
         expect(page.locator("#flag-count")).to_contain_text("3 of 4 flags open")
         assert [d.action for d in Decision.objects.filter(study=study)] == ["accept"]
