@@ -38,7 +38,11 @@ REFERENCES = """() => {
 
 def violations(page) -> list[dict]:
     if not page.evaluate("typeof window.axe !== 'undefined'"):
-        page.add_script_tag(url=AXE_URL)
+        try:
+            page.add_script_tag(url=AXE_URL)
+        except Exception as exc:  # Playwright's error names no cause a person could act on
+            raise AssertionError(f"axe-core did not load from {AXE_URL}: install it with "
+                                 "`npm ci` in viewer/ (scripts/test.sh does)") from exc
     return page.evaluate(RUN, TAGS)
 
 

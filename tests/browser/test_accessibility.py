@@ -195,6 +195,13 @@ def test_every_flag_decided_with_tab_and_enter_alone(browser, live_server):
         study = make_dicom_review_study()
         log_in(page, live_server, factories.make_user(username="dr-tab"))
         open_study(page, live_server, study)
+        # The first stop skips the menu bar.
+        page.keyboard.press("Tab")
+        expect(page.locator(".skip-link")).to_be_focused()
+        expect(page.locator(".skip-link")).to_be_in_viewport()
+        page.keyboard.press("Enter")
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.closest('header') === null")
         # One stop in the report: the selected flag; the next stop is its panel's first action.
         tab_to(page, "sentence-2")
         expect(page.locator("#sentence-2")).to_have_class(re.compile(r"\bselected\b"))
