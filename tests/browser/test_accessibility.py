@@ -283,8 +283,10 @@ def test_viewer_images_with_the_keyboard(browser, live_server):
         study = make_dicom_review_study()
         log_in(page, live_server, factories.make_user(username="dr-viewer-keys"))
         open_study(page, live_server, study)
+        # The images are in the Tab order, each after the viewer's toolbar.
         pane = page.locator(".cs-canvas").first
-        pane.focus()
+        page.locator(".cs-toolbar [data-action=fullscreen]").focus()
+        page.keyboard.press("Tab")
         expect(pane).to_be_focused()
         window = page.locator(".cs-window")
         before = window.text_content()
@@ -302,5 +304,12 @@ def test_viewer_images_with_the_keyboard(browser, live_server):
         expect(page.locator(".cs-measurements li")).to_have_count(1)
         expect(page.locator(".cs-measurements li")).to_contain_text(re.compile(r"\d+\.\d mm"))
         expect(page.locator(".cs-status")).to_have_text("Measurement recorded.")
+        # One begun and left with Tab is dropped.
+        page.keyboard.press("Enter")
+        page.keyboard.press("ArrowDown")
+        page.keyboard.press("Tab")
+        expect(page.locator(".cs-status")).to_have_text("Measurement cancelled.")
+        expect(page.locator(".cs-measurements li")).to_have_count(1)
+        expect(page.locator(".cs-canvas").nth(1)).to_be_focused()  # Tab leaves an image
     finally:
         context.close()

@@ -97,6 +97,7 @@ export class KeyboardMeasure {
     this.current = null;
     tools.annotation.state.removeAnnotation(annotation.annotationUID);
     tools.utilities.triggerAnnotationRenderForViewportIds([viewport.id]);
+    this.viewer.listMeasurements();
     this.say("Measurement cancelled.");
   }
 

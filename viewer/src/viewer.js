@@ -93,6 +93,8 @@ class Viewer {
       viewportId: `${this.element.id}-${index}`, element: pane.querySelector(".cs-canvas"),
       type: core.Enums.ViewportType.STACK,
     })));
+    // Cornerstone takes the panes out of the Tab order; the keyboard needs them in it.
+    panes.forEach((pane) => { pane.querySelector(".cs-canvas").tabIndex = 0; });
     this.group = tools.ToolGroupManager.createToolGroup(GROUP);
     TOOL_CLASSES.forEach((Tool) => this.group.addTool(Tool.toolName));
     this.group.setToolConfiguration(tools.LengthTool.toolName, { getTextLines: lengthText });
@@ -258,14 +260,23 @@ function wire(viewer) {
     else if (button.dataset.action === "fullscreen") viewer.fullScreen();
   });
   element.addEventListener("contextmenu", (event) => event.preventDefault());
+  // In the capture phase, before Cornerstone's own listener on the pane, which cancels every
+  // key's default: Tab would never leave an image (a keyboard trap).
   element.addEventListener("keydown", (event) => {
     const pane = event.target instanceof Element && event.target.closest(".cs-canvas");
     const viewport = pane && viewer.viewports.find((each) => each.element === pane);
     if (!viewport || event.ctrlKey || event.metaKey || event.altKey) return;
-    if (onImage(viewer, measure, viewport, event)) {
+    if (event.key === "Tab") {
+      event.stopPropagation();
+    } else if (onImage(viewer, measure, viewport, event)) {
       event.preventDefault();
       event.stopPropagation(); // the image's keys, not the review's arrows
     }
+  }, { capture: true });
+  // A measurement the keys started and the focus left unfinished is dropped, not left half-drawn.
+  element.addEventListener("focusout", (event) => {
+    const pane = measure.current?.viewport.element;
+    if (pane && !pane.contains(event.relatedTarget)) measure.cancel();
   });
   document.addEventListener("keydown", (event) => {
     if (typing(event.target) || event.ctrlKey || event.metaKey || event.altKey) return;
