@@ -1,6 +1,6 @@
 // The review page: select sentences, keyboard shortcuts, the inline editor, and keeping the
 // reviewer's place when htmx swaps in a fresh review region. Framework-free on purpose.
-// Keyboard model (docs/review.md, "Keyboard"): only the selected sentence is in the Tab order
+// Keyboard model (docs/review.md, "Keyboard and screen readers"): only the selected sentence is in the Tab order
 // (a roving tabindex), so Tab goes from it straight to its panel's buttons; the arrows on a
 // sentence move between flags; single-key shortcuts are the user's own (or off), from
 // <body data-shortcuts> (radreview/accounts/shortcuts.py).
