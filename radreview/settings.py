@@ -205,6 +205,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "radreview.accounts.idle.idle_settings",
+                "radreview.accounts.shortcuts.shortcut_settings",
             ],
         },
     },

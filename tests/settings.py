@@ -28,3 +28,11 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)
+
+# axe-core (pinned in viewer/package.json, installed by `npm ci`) for the accessibility tests,
+# served from this site's own static files so that it runs under the real Content-Security-
+# Policy ('self' scripts). Only here: the production settings never serve it
+# (tests/browser/test_accessibility.py checks both).
+AXE_STATIC_PREFIX = "axe"
+STATICFILES_DIRS = [*STATICFILES_DIRS,  # noqa: F405
+                    (AXE_STATIC_PREFIX, BASE_DIR / "viewer" / "node_modules" / "axe-core")]  # noqa: F405

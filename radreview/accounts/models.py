@@ -13,6 +13,10 @@ class User(AbstractUser):
     # The OpenID provider's subject for accounts made by single sign-on; empty for local ones.
     oidc_subject = models.CharField(max_length=255, null=True, blank=True, unique=True,
                                     editable=False)
+    # Single-key shortcuts (radreview/accounts/shortcuts.py): on or off, and the keys the user
+    # chose instead of the defaults ({action: key}); set on the settings page.
+    shortcuts_on = models.BooleanField(default=True)
+    shortcut_keys = models.JSONField(default=dict, blank=True)
 
     @property
     def is_radiologist(self) -> bool:

@@ -18,6 +18,7 @@ from django.views.decorators.http import require_POST
 from django_otp import login as otp_login
 
 from . import throttling, two_factor
+from .forms import ShortcutsForm
 from .login_page import login_context
 
 
@@ -100,3 +101,14 @@ def _next_page(request) -> str:
     allowed = url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()},
                                               require_https=request.is_secure())
     return target if allowed else "/"
+
+
+def settings_page(request):
+    """The user's own settings: the single-key shortcuts (radreview/accounts/shortcuts.py)."""
+    form = ShortcutsForm(request.POST or None, user=request.user)
+    if request.method == "POST" and form.is_valid():
+        form.save(request.user)
+        messages.success(request, "Your shortcut settings are saved.")
+        return redirect("accounts:settings")
+    return render(request, "accounts/settings.html", {"form": form},
+                  status=400 if form.errors else 200)

@@ -22,6 +22,9 @@ class CalibrationRunForm(forms.Form):
 
 
 class CombinationFitForm(forms.Form):
+    # Shown on the page of the run form, which has an α of its own: ids and names stay apart.
+    prefix = "combination"
+
     alpha = forms.FloatField(
         label="α (the risk to control: the share of true sentences the combination flags)",
         initial=0.1, min_value=0.0001, max_value=0.9999,

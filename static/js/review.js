@@ -1,7 +1,18 @@
 // The review page: select sentences, keyboard shortcuts, the inline editor, and keeping the
 // reviewer's place when htmx swaps in a fresh review region. Framework-free on purpose.
+// Keyboard model (docs/review.md, "Keyboard and screen readers"): only the selected sentence is in the Tab order
+// (a roving tabindex), so Tab goes from it straight to its panel's buttons; the arrows on a
+// sentence move between flags; single-key shortcuts are the user's own (or off), from
+// <body data-shortcuts> (radreview/accounts/shortcuts.py).
 (() => {
   "use strict";
+
+  // The user's keys: {action: key}, or null when single-key shortcuts are off.
+  const shortcutKeys = (() => {
+    const value = document.body.dataset.shortcuts;
+    if (!value || value === "off") return null;
+    try { return JSON.parse(value); } catch (_) { return null; }
+  })();
 
   let selected = null; // index of the selected sentence (a string, as in data-index)
   let decidedAt = null; // index of the sentence the last decision request was about
@@ -12,12 +23,21 @@
   const openFlags = () => Array.from(document.querySelectorAll("#review .sent.flag-open"));
   const editing = () => document.querySelector("#review .sentence-editor:not([hidden])");
 
+  // One sentence in the Tab order: the selected one, else the first flag (else the first).
+  function rove(sent) {
+    const all = document.querySelectorAll("#review .sent");
+    all.forEach((el) => { el.tabIndex = -1; });
+    const stop = sent || flagged()[0] || all[0];
+    if (stop) stop.tabIndex = 0;
+  }
+
   function select(index, { focus = true } = {}) {
     const sent = index === null ? null : sentenceEl(index);
     document.querySelectorAll("#review .sent.selected").forEach((el) => {
       el.classList.remove("selected");
       el.removeAttribute("aria-current");
     });
+    rove(sent);
     document.querySelectorAll("#review .panel").forEach((panel) => { panel.hidden = true; });
     const empty = document.getElementById("panel-empty");
     if (!sent) {
@@ -112,20 +132,40 @@
       return;
     }
     if (typingIn(event.target) || event.ctrlKey || event.metaKey || event.altKey) return;
-    const keys = {
-      j: () => move(1), ArrowDown: () => move(1), ArrowRight: () => move(1),
-      k: () => move(-1), ArrowUp: () => move(-1), ArrowLeft: () => move(-1),
-      // a: what the panel proposes (its primary button says it); r: keep the sentence.
-      a: () => press("primary"), r: () => press(panelHas("reject") ? "reject" : "primary"),
-      e: () => { if (selected !== null) openEditor(selected); },
-      u: () => activate(document.getElementById("undo")),
-    };
-    const handler = keys[event.key];
+    const handler = arrowOn(event) || shortcut(event);
     if (handler) {
       event.preventDefault();
       handler();
     }
   });
+
+  const ACTIONS = {
+    next: () => move(1), previous: () => move(-1),
+    // primary: what the panel proposes (its primary button says it); keep: keep the sentence.
+    primary: () => press("primary"), keep: () => press(panelHas("reject") ? "reject" : "primary"),
+    edit: () => { if (selected !== null) openEditor(selected); },
+    undo: () => activate(document.getElementById("undo")),
+  };
+
+  // Arrows (not single characters: on whatever the shortcut setting) where the focus is on a
+  // sentence or nowhere in particular; Enter on a sentence goes to its panel's first button.
+  function arrowOn(event) {
+    const onSentence = event.target instanceof Element && event.target.closest("#review .sent");
+    if (!onSentence && event.target !== document.body) return null;
+    if (["ArrowDown", "ArrowRight"].includes(event.key)) return ACTIONS.next;
+    if (["ArrowUp", "ArrowLeft"].includes(event.key)) return ACTIONS.previous;
+    if (event.key === "Enter" && onSentence) {
+      return () => document.querySelector(`#panel-${onSentence.dataset.index} button`)?.focus();
+    }
+    return null;
+  }
+
+  function shortcut(event) {
+    if (!shortcutKeys || event.key.length !== 1) return null;
+    const key = event.key.toLowerCase();
+    const action = Object.keys(ACTIONS).find((name) => shortcutKeys[name] === key);
+    return action ? ACTIONS[action] : null;
+  }
 
   document.addEventListener("click", (event) => {
     const target = event.target instanceof Element ? event.target : null;
@@ -205,6 +245,7 @@
 
   function start() {
     if (!region()) return;
+    rove(null);
     const first = openFlags()[0] || flagged()[0];
     if (!first) return;
     select(first.dataset.index, { focus: false });

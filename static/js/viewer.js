@@ -1,10 +1,11 @@
 // Image viewer of the study page: window/level presets rendered on demand by the server
 // (workers.imaging presets, cached), and zoom with the buttons, the mouse wheel or the
-// keyboard (+, -, 0 while the image has focus), drag to pan. No global keys: the review's
-// shortcuts stay as they are.
+// keyboard (+, -, 0 while the image has focus), drag or the arrows (focused) to pan. No global
+// keys: the review's shortcuts stay as they are.
 (function () {
   "use strict";
-  const MIN = 1, MAX = 8, STEP = 1.25;
+  const MIN = 1, MAX = 8, STEP = 1.25, PAN = 0.05; // PAN: of the stage's size per arrow press
+  const ARROWS = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
 
   function setup(figure) {
     if (figure.dataset.viewerReady) return;
@@ -67,6 +68,12 @@
       if (event.key === "+" || event.key === "=") { zoom(STEP); event.preventDefault(); }
       else if (event.key === "-") { zoom(1 / STEP); event.preventDefault(); }
       else if (event.key === "0") { scale = 1; x = 0; y = 0; apply(); event.preventDefault(); }
+      else if (ARROWS[event.key] && scale > 1) {
+        x += ARROWS[event.key][0] * PAN * stage.clientWidth;
+        y += ARROWS[event.key][1] * PAN * stage.clientHeight;
+        apply();
+        event.preventDefault();
+      }
       event.stopPropagation();
     });
     stage.addEventListener("pointerdown", function (event) {

@@ -2,16 +2,17 @@
 // WADO-RS (/api/dicomweb), one per view (PA and lateral side by side, each canvas following
 // its pane: the reading room's left column, full screen). Window/level drag with presets,
 // zoom, pan, invert, length measurement, reset and full screen.
-// Keys (none of them used by the review: j k a r e u and the arrows): w window/level,
-// z zoom, p pan, m measure, i invert, 0 reset, f full screen, 1-4 presets.
+// Keys: the user's single-key shortcuts (w window/level, z zoom, p pan, m measure, i invert,
+// 0 reset, f full screen, 1-4 presets by default; none of the review's), and on a focused image
+// pan, window/level, zoom and measuring (./keyboard.js).
 import * as core from "@cornerstonejs/core";
 import * as tools from "@cornerstonejs/tools";
 import { init as initLoader } from "@cornerstonejs/dicom-image-loader";
 import { utilities as metadata } from "@cornerstonejs/metadata";
+import { KeyboardMeasure, onImage, shortcutAction, userKeys } from "./keyboard.js";
 
 const { Enums: ToolEnums } = tools;
 const PRIMARY = ToolEnums.MouseBindings.Primary;
-const TOOLS = { w: "WindowLevel", z: "Zoom", p: "Pan", m: "Length" };
 const TOOL_CLASSES = [tools.WindowLevelTool, tools.ZoomTool, tools.PanTool, tools.LengthTool];
 // Presets as a share of the image's own display range: [centre, width].
 const PRESETS = {
@@ -92,6 +93,8 @@ class Viewer {
       viewportId: `${this.element.id}-${index}`, element: pane.querySelector(".cs-canvas"),
       type: core.Enums.ViewportType.STACK,
     })));
+    // Cornerstone takes the panes out of the Tab order; the keyboard needs them in it.
+    panes.forEach((pane) => { pane.querySelector(".cs-canvas").tabIndex = 0; });
     this.group = tools.ToolGroupManager.createToolGroup(GROUP);
     TOOL_CLASSES.forEach((Tool) => this.group.addTool(Tool.toolName));
     this.group.setToolConfiguration(tools.LengthTool.toolName, { getTextLines: lengthText });
@@ -99,6 +102,8 @@ class Viewer {
                              { bindings: [{ mouseButton: ToolEnums.MouseBindings.Auxiliary }] });
     this.group.setToolActive(tools.ZoomTool.toolName,
                              { bindings: [{ mouseButton: ToolEnums.MouseBindings.Secondary }] });
+    // Measurements stay drawn (and measured) whichever tool the mouse has: the keyboard's too.
+    this.group.setToolPassive(tools.LengthTool.toolName);
     this.choose("WindowLevel");
     for (const [index, item] of this.items.entries()) {
       const viewport = this.engine.getViewport(`${this.element.id}-${index}`);
@@ -241,6 +246,8 @@ function typing(target) {
 
 function wire(viewer) {
   const element = viewer.element;
+  const keys = userKeys();
+  const measure = new KeyboardMeasure(viewer, (words) => { viewer.status.textContent = words; });
   element.addEventListener("click", (event) => {
     const button = event.target.closest("button");
     if (!button) return;
@@ -253,16 +260,29 @@ function wire(viewer) {
     else if (button.dataset.action === "fullscreen") viewer.fullScreen();
   });
   element.addEventListener("contextmenu", (event) => event.preventDefault());
+  // In the capture phase, before Cornerstone's own listener on the pane, which cancels every
+  // key's default: Tab would never leave an image (a keyboard trap).
+  element.addEventListener("keydown", (event) => {
+    const pane = event.target instanceof Element && event.target.closest(".cs-canvas");
+    const viewport = pane && viewer.viewports.find((each) => each.element === pane);
+    if (!viewport || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.key === "Tab") {
+      event.stopPropagation();
+    } else if (onImage(viewer, measure, viewport, event)) {
+      event.preventDefault();
+      event.stopPropagation(); // the image's keys, not the review's arrows
+    }
+  }, { capture: true });
+  // A measurement the keys started and the focus left unfinished is dropped, not left half-drawn.
+  element.addEventListener("focusout", (event) => {
+    const pane = measure.current?.viewport.element;
+    if (pane && !pane.contains(event.relatedTarget)) measure.cancel();
+  });
   document.addEventListener("keydown", (event) => {
     if (typing(event.target) || event.ctrlKey || event.metaKey || event.altKey) return;
-    const key = event.key.toLowerCase();
-    const actions = {
-      i: () => viewer.invert(), 0: () => viewer.reset(), f: () => viewer.fullScreen(),
-    };
-    if (TOOLS[key]) viewer.choose(TOOLS[key]);
-    else if (PRESETS[key]) viewer.preset(key);
-    else if (actions[key]) actions[key]();
-    else return;
+    const action = shortcutAction(keys, event);
+    if (!action || !viewer.viewports.length) return;
+    action(viewer);
     event.preventDefault();
   });
 }

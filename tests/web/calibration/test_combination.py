@@ -78,7 +78,8 @@ def test_too_few_decisions_refuse_the_fit_and_say_how_many_are_needed(api_client
     page = admin_client_.get("/site/calibration/").content.decode()
     assert "Not calibrated" in page
     assert "Not enough decisions yet: fitting needs at least 10" in page
-    refused = admin_client_.post("/site/calibration/combination/fit/", {"alpha": ALPHA})
+    refused = admin_client_.post("/site/calibration/combination/fit/",
+                                 {"combination-alpha": ALPHA})
     assert refused.status_code == 400 and "Not enough decisions yet" in refused.content.decode()
     assert not CombinationCalibration.objects.exists()
 
@@ -91,7 +92,8 @@ def test_fitted_on_api_decisions_it_flags_at_most_alpha_of_the_true_sentences_of
     examples = combination.examples()
     assert len(examples) == 120 and {e.score is None for e in examples} == {True, False}
 
-    fitted = admin_client_.post("/site/calibration/combination/fit/", {"alpha": ALPHA})
+    fitted = admin_client_.post("/site/calibration/combination/fit/",
+                                {"combination-alpha": ALPHA})
     calibration = CombinationCalibration.objects.get()
     assert fitted["Location"] == f"/site/calibration/combination/{calibration.pk}/"
     assert calibration.threshold is not None and calibration.alpha == ALPHA

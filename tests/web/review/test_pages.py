@@ -31,7 +31,7 @@ def post(client, study, what, **data):
 def sentence_html(html, index):
     match = re.search(
         rf'<span class="sent [^"]*"\s+id="sentence-{index}".*?</span>'
-        r'(?=<form|\s*<span class="sent|\s*</div>)',
+        r'(?=<form|\s*<span class="sent\s|\s*</div>)',
         html,
         re.S,
     )
@@ -45,7 +45,10 @@ def test_review_page_highlights_flags_with_icon_and_harm_word(radiologist_client
     nodule = sentence_html(html, rf.NODULE)
     assert "flag harm-high conf-high flag-open" in nodule
     assert '<span class="icon">‼</span> high' in nodule  # never colour alone
-    assert 'aria-label="Flagged sentence 4: High harm, 0.91 score"' in nodule
+    # Read as the sentence, then its flag (a label would replace the sentence).
+    assert "aria-label" not in nodule
+    assert re.search(r'<span class="sentence">[^<]+</span><span class="visually-hidden flag-words">'
+                     r' \(flagged: High harm, 0.91 score, open\)</span>', nodule)
     assert "flag harm-low" in sentence_html(html, rf.UNCHANGED)
     assert "data-flag" not in sentence_html(html, rf.TUBE)  # combined row below the threshold
     assert html.count("data-flag") == len(rf.FLAGGED)
