@@ -10,7 +10,7 @@ What ``manage.py audit_reports --reference`` does, timed by phase:
 * start-up: loading the text embedder (all-MiniLM-L6-v2) and the rule engine (spaCy/medspacy);
 * library: embedding the reference file's distinct sentences (no vector cache) and counting
   its sentences, words and phrases and the contexts of its finding wordings
-  (``batch.count_library``, as ``audit_reports`` does before its audit);
+  (``workers.audit.library_counts``, as ``audit_reports`` does before its audit);
 * audit: every input report through correction, judge and the system combination, reports per
   second: the first pass (the engine's per-text caches empty, the reports' new sentences and
   explanations embedded) and, with ``--repeat``, further passes (caches warm); with each pass
@@ -62,6 +62,7 @@ def main() -> None:
 
     started = time.perf_counter()
     from workers.audit import batch
+    from workers.audit.library_counts import count_library
     from workers.backends import registry
     from workers.combine import CombinationConfig
     from workers.library.vectors import SentenceVectors
@@ -77,7 +78,7 @@ def main() -> None:
     t = time.perf_counter()
     sentences = SentenceVectors(embedder)
     library = batch.reference_library(args.reference, sentences)
-    batch.count_library(library)
+    count_library(library)
     library_time = time.perf_counter() - t
     distinct = len(sentences)
 

@@ -1,6 +1,6 @@
 from django.apps import AppConfig
 
-from radreview.jobs.stages import register
+from radreview.jobs.stages import declare
 
 
 class CalibrationConfig(AppConfig):
@@ -9,7 +9,7 @@ class CalibrationConfig(AppConfig):
     verbose_name = "RadFlag calibration"
 
     def ready(self):
-        from . import radflag_stage, sample_stage, stage  # noqa: PLC0415 - stage modules import models: only once apps are loaded
-
         # RadFlag's two study stages, and the site job that calibrates its thresholds.
-        register(sample_stage.SAMPLE, radflag_stage.RADFLAG, stage.CALIBRATE)
+        declare(sample="radreview.calibration.sample_stage:SAMPLE",
+                radflag="radreview.calibration.radflag_stage:RADFLAG",
+                calibrate="radreview.calibration.stage:CALIBRATE")

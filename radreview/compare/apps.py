@@ -1,6 +1,6 @@
 from django.apps import AppConfig
 
-from radreview.jobs.stages import register
+from radreview.jobs.stages import declare
 
 
 class CompareConfig(AppConfig):
@@ -9,6 +9,4 @@ class CompareConfig(AppConfig):
     verbose_name = "Report comparison and drafting quality"
 
     def ready(self):
-        from . import stage  # noqa: PLC0415 - stage modules import models: only once apps are loaded
-
-        register(stage.COMPARE_DRAFT)
+        declare(compare_draft="radreview.compare.stage:COMPARE_DRAFT")

@@ -1,7 +1,7 @@
 from django.apps import AppConfig
 from django.conf import settings
 
-from radreview.jobs.stages import register
+from radreview.jobs.stages import declare
 from workers.detectors import load_plugins
 
 
@@ -13,6 +13,5 @@ class DetectorsConfig(AppConfig):
     def ready(self):
         # A site's own detectors are declared in the web process and in every worker alike.
         load_plugins(settings.DETECTOR_PLUGINS)
-        from . import audit_stage, combine_stage  # noqa: PLC0415 - stage modules import models: only once apps are loaded
-
-        register(audit_stage.AUDIT, combine_stage.COMBINE)
+        declare(audit="radreview.detectors.audit_stage:AUDIT",
+                combine="radreview.detectors.combine_stage:COMBINE")

@@ -4,6 +4,11 @@ prior report checks when the patient has an earlier report here, and any a site 
 study context: the audited report read once, the reference library for external retrieval,
 the prior report, and the study's images when a detector of the stage needs them.
 
+The library's counts (what the detectors count over the whole library) come with the library:
+read back from ``DATA_DIR/cache/library-counts`` once per library version and process, or
+counted by the first process that meets that version and kept there for every other (the
+reference library changes rarely; counting a big one takes seconds).
+
 Stores each detector's raw detections (``review.services.store_detections``); a raw row is
 ``flagged`` when its own confidence reaches ``RAW_FLAG_CONFIDENCE`` (what the review page shows
 when the site switched the system combination off). The combine stage folds them later.
@@ -18,6 +23,7 @@ from radreview.library.retrieval_stage import study_images
 from radreview.review.services import store_detections
 from radreview.studies.selectors import prior_report, priors_of
 from workers import pipeline
+from workers.audit.library_counts import count_library
 from workers.audit.text import STAGE, audit_context
 from workers.detectors import stage_needs
 from workers.study import StudyContext
@@ -39,6 +45,7 @@ def load(job) -> StudyContext:
         library = text_library.load_text_library()
     except text_library.LibraryImportError as exc:
         raise pipeline.StageError(exc.message) from exc
+    count_library(library, text_library.counts_dir())
     # The patient's most recent earlier report in RadReview, for the prior report checks.
     prior = prior_report(priors_of(study))
     images = study_images(study) if "images" in stage_needs(STAGE) else None

@@ -1,6 +1,6 @@
 from django.apps import AppConfig
 
-from radreview.jobs.stages import register
+from radreview.jobs.stages import declare
 
 
 class DicomNetConfig(AppConfig):
@@ -9,6 +9,4 @@ class DicomNetConfig(AppConfig):
     verbose_name = "DICOM network"
 
     def ready(self):
-        from . import pacs_import  # noqa: PLC0415 - stage modules import models: only once apps are loaded
-
-        register(pacs_import.PACS_IMPORT)
+        declare(pacs_import="radreview.dicomnet.pacs_import:PACS_IMPORT")

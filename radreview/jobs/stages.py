@@ -11,13 +11,19 @@ detector that needs a model sends its stage to the queue that serves that model.
 treats every stage alike.
 
 The job system imports no feature: each app declares its stages next to their code and
-registers them in its ``AppConfig.ready()`` (``register``), as apps register admin models or
-signal receivers. A study stage's place in the pipeline is ``STUDY_ORDER`` below.
+names them in its ``AppConfig.ready()`` by where they live (``declare``), as apps register
+admin models or signal receivers. A stage's module is imported when the stage is first looked
+up (a job runs it, a study is planned, a page shows its label), not when Django starts: stage
+modules import what their work needs (pydicom, faiss, the image memory, the detectors), which a
+command like ``label_reports`` or a web process that never runs the stage does not.
+``register`` adds a stage object directly. A study stage's place in the pipeline is
+``STUDY_ORDER`` below.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, MutableMapping
 from dataclasses import dataclass
+from importlib import import_module
 from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
@@ -58,20 +64,78 @@ class Stage:
 STUDY_ORDER: tuple[str, ...] = (
     "ingest", "sample", "parse_report", "radflag", "audit", "vrag", "rarrg", "combine")
 
+def _check_place(stage: Stage) -> None:
+    """A study stage (one that is planned: it has ``applies``) has its place in
+    ``STUDY_ORDER``; a site job has none."""
+    planned = stage.applies is not _site_job
+    if planned != (stage.name in STUDY_ORDER):
+        raise ImproperlyConfigured(
+            f"Stage {stage.name!r}: a study stage needs both a place in STUDY_ORDER and "
+            "``applies``; a site job has neither.")
+
+
+class StageTable(MutableMapping[str, Stage]):
+    """Stage name -> ``Stage``. A stage declared by where it lives (``"module:ATTRIBUTE"``)
+    is imported on its first lookup; membership and names need no import."""
+
+    def __init__(self) -> None:
+        self._stages: dict[str, Stage] = {}
+        self._declared: dict[str, str] = {}
+
+    def declare(self, name: str, where: str) -> None:
+        taken = self._declared.get(name)
+        if (taken or where) != where or (taken is None and name in self._stages):
+            raise ImproperlyConfigured(f"Two stages are registered as {name!r}.")
+        self._declared[name] = where
+
+    def __getitem__(self, name: str) -> Stage:
+        stage = self._stages.get(name)
+        if stage is None:
+            module, _, attribute = self._declared[name].partition(":")
+            stage = getattr(import_module(module), attribute)
+            if stage.name != name:
+                raise ImproperlyConfigured(
+                    f"{self._declared[name]} is the stage {stage.name!r}, declared as {name!r}.")
+            _check_place(stage)
+            self._stages[name] = stage
+        return stage
+
+    def __setitem__(self, name: str, stage: Stage) -> None:
+        self._stages[name] = stage
+
+    def __delitem__(self, name: str) -> None:
+        if name not in self:
+            raise KeyError(name)
+        self._stages.pop(name, None)
+        self._declared.pop(name, None)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._stages or name in self._declared
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(dict.fromkeys([*self._declared, *self._stages]))
+
+    def __len__(self) -> int:
+        return len(set(self._declared) | set(self._stages))
+
+
 # Every registered stage by name, study stages and site jobs alike; filled by the apps' ready().
-STAGES: dict[str, Stage] = {}
+STAGES = StageTable()
+
+
+def declare(**where: str) -> None:
+    """Name an app's stages and where each lives (``name="module:ATTRIBUTE"``), imported on
+    first lookup. A name is taken once (declaring the same place again, as a second ``ready()``
+    would, changes nothing)."""
+    for name, place in where.items():
+        STAGES.declare(name, place)
 
 
 def register(*stages: Stage) -> None:
-    """Add an app's stages. A study stage (one that is planned: it has ``applies``) must have
-    its place in ``STUDY_ORDER``, and a name is taken once (registering the same stage again,
-    as a second ``ready()`` would, changes nothing)."""
+    """Add stages already imported. A study stage must have its place in ``STUDY_ORDER``, and
+    a name is taken once (registering the same stage again changes nothing)."""
     for stage in stages:
-        planned = stage.applies is not _site_job
-        if planned != (stage.name in STUDY_ORDER):
-            raise ImproperlyConfigured(
-                f"Stage {stage.name!r}: a study stage needs both a place in STUDY_ORDER and "
-                "``applies``; a site job has neither.")
+        _check_place(stage)
         if STAGES.setdefault(stage.name, stage) != stage:
             raise ImproperlyConfigured(f"Two stages are registered as {stage.name!r}.")
 

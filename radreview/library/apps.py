@@ -1,7 +1,7 @@
 from django.apps import AppConfig
 from django.conf import settings
 
-from radreview.jobs.stages import register
+from radreview.jobs.stages import declare
 from workers.backends import registry
 
 
@@ -18,10 +18,8 @@ class LibraryConfig(AppConfig):
             return load(settings.INDEX_DIR, encoder=registry.image_encoder())
 
         registry.set_builtin_generator_loader(load_builtin_generator)
-        from . import image_import_stage, rarrg_stage, text_stage, vrag_stage  # noqa: PLC0415 - stage modules import models: only once apps are loaded
-
-        register(vrag_stage.VRAG,
-                 rarrg_stage.RARRG,
-                 text_stage.IMPORT_REFERENCE,
-                 image_import_stage.IMPORT_REFERENCE_IMAGES,
-                 image_import_stage.REBUILD_IMAGE_INDEX)
+        declare(vrag="radreview.library.vrag_stage:VRAG",
+                rarrg="radreview.library.rarrg_stage:RARRG",
+                import_reference="radreview.library.text_stage:IMPORT_REFERENCE",
+                import_reference_images="radreview.library.image_import_stage:IMPORT_REFERENCE_IMAGES",
+                rebuild_image_index="radreview.library.image_import_stage:REBUILD_IMAGE_INDEX")

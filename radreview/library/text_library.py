@@ -11,7 +11,8 @@ vectors in a persisted FAISS index (``INDEX_DIR/text.faiss``, ids = ReferenceStu
 * ``sync_index()`` embeds every row the index lacks (rows another import added, or a failed
   index write) and drops vectors whose row has gone.
 * ``load_text_library()`` — the ``TextLibrary`` the audit stage searches, cached per process
-  until the rows or the index change.
+  until the rows or the index change. What the detectors count over it is kept under
+  ``counts_dir()`` once per library version, whichever process counted it first.
 * The library's sentence vectors are kept beside the index (``text-sentences-<embedder>.npz``):
   reports are written from templates, so the sentences of a report being audited are mostly
   library sentences already embedded, and an import embeds only sentences it has not seen.
@@ -65,6 +66,12 @@ class LibraryImportError(ServiceError):
 
 def index_path() -> Path:
     return Path(settings.INDEX_DIR) / INDEX_FILE
+
+
+def counts_dir() -> Path:
+    """Where what the detectors count over a library is kept between processes
+    (workers.audit.library_counts)."""
+    return Path(settings.DATA_DIR) / "cache" / "library-counts"
 
 
 def download_dir() -> Path:

@@ -2,7 +2,7 @@ from django.apps import AppConfig
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
-from radreview.jobs.stages import register
+from radreview.jobs.stages import declare
 from workers.backends import BackendConfigError, configure
 
 
@@ -20,6 +20,4 @@ class ModelRolesConfig(AppConfig):
             configure(settings.MODEL_ROLES)
         except BackendConfigError as exc:
             raise ImproperlyConfigured(str(exc)) from None
-        from . import stage  # noqa: PLC0415 - stage modules import models: only once apps are loaded
-
-        register(stage.PROBE_ROLE)
+        declare(probe_role="radreview.modelroles.stage:PROBE_ROLE")

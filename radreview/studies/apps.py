@@ -1,6 +1,6 @@
 from django.apps import AppConfig
 
-from radreview.jobs.stages import register
+from radreview.jobs.stages import declare
 
 
 class StudiesConfig(AppConfig):
@@ -8,6 +8,5 @@ class StudiesConfig(AppConfig):
     label = "studies"
 
     def ready(self):
-        from . import ingest_stage, report_stage  # noqa: PLC0415 - stage modules import models: only once apps are loaded
-
-        register(ingest_stage.INGEST, report_stage.PARSE_REPORT)
+        declare(ingest="radreview.studies.ingest_stage:INGEST",
+                parse_report="radreview.studies.report_stage:PARSE_REPORT")

@@ -3,7 +3,11 @@ with its three parts; study stages come in the declared pipeline order; the regi
 study stage without a place in that order and a second stage under a taken name; and a stage's
 model roles include those of the detectors declared for it."""
 import dataclasses
+import os
+import subprocess
+import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured
@@ -13,6 +17,8 @@ from radreview.jobs.stages import STAGES, Stage, plan, study_stages
 from workers.backends import registry
 from workers.detectors import GENERAL, DetectorSpec, register, unregister
 from workers.pipeline import StudyInputs
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @dataclass(frozen=True)
@@ -68,3 +74,48 @@ def test_a_detector_brings_its_model_roles_and_their_queue_to_its_stage(monkeypa
     finally:
         unregister("drafter")
     assert "generator" not in STAGES["audit"].roles
+
+
+UNORDERED = Stage("unordered", _nothing, _nothing, _nothing, applies=lambda s: True)
+
+
+def test_a_declared_stage_is_imported_at_its_first_lookup(monkeypatch):
+    table = stages.StageTable()
+    monkeypatch.setattr(stages, "STAGES", table)
+    stages.declare(audit="radreview.detectors.audit_stage:AUDIT",
+                   combine="radreview.detectors.combine_stage:COMBINE")
+    stages.declare(audit="radreview.detectors.audit_stage:AUDIT")  # a second ready(): no change
+    assert list(table) == ["audit", "combine"] and "audit" in table and "vrag" not in table
+    from radreview.detectors import audit_stage  # noqa: PLC0415 - the module the table imports
+
+    assert table["audit"] is audit_stage.AUDIT
+    with pytest.raises(ImproperlyConfigured, match="registered as 'audit'"):
+        stages.declare(audit="radreview.detectors.combine_stage:COMBINE")
+    stages.declare(tidy="radreview.detectors.combine_stage:COMBINE")
+    with pytest.raises(ImproperlyConfigured, match="declared as 'tidy'"):
+        table["tidy"]
+    del table["tidy"]
+    stages.declare(unordered=f"{__name__}:UNORDERED")
+    with pytest.raises(ImproperlyConfigured, match="place in STUDY_ORDER"):
+        table["unordered"]
+    with pytest.raises(KeyError):
+        table["nothing"]
+
+
+def test_django_starts_without_importing_a_stage_module(tmp_path):
+    """Stage modules load what their work needs (pydicom, faiss, the image memory); a process
+    that runs no stage (a command such as label_reports) does not import them."""
+    declared = {where.partition(":")[0] for where in STAGES._declared.values()}
+    # the reference import's stage names its job for the library's admin page, and imports
+    # nothing that admin page does not
+    declared = sorted(declared - {"radreview.library.text_stage"})
+    assert len(declared) >= 10
+    probe = ("import sys, django; django.setup(); "
+             f"print(sorted(m for m in {declared!r} + ['pydicom', 'scipy.optimize'] "
+             "if m in sys.modules))")
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "radreview.settings",
+           "RADREVIEW_DATA_DIR": str(tmp_path)}
+    env.pop("DATABASE_URL", None)
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env,
+                          capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]", done.stdout

@@ -26,17 +26,13 @@ from pathlib import Path
 
 from workers.audit.text import TextAudit, audit_text
 from workers.combine import CombinationConfig, combine, compared_explanations
-from workers.correction.restore import ContextModel, context_model, keep_context_model
 from workers.correction.three_stage import DETECTOR as CORRECTION
 from workers.correction.three_stage import apply_suggestion
 from workers.jsonl import JsonlError, numbered_jsonl
 from workers.jsonl import write_jsonl as write_jsonl  # the one writer, importable from here
-from workers.library import kept
 from workers.library.records import RecordError, compose_report, read_jsonl_reports
-from workers.library.stats import LibraryStats
 from workers.library.text import LibraryEntry, TextLibrary
 from workers.library.vectors import SentenceVectors, report_sentences, vector_file_stem
-from workers.rules.denials import FindingCounts, finding_counts, keep_finding_counts
 from workers.study.context import DEFAULT_NEIGHBOURS
 from workers.types import Harm
 
@@ -91,36 +87,6 @@ def reference_library(path: str | Path, sentence_vectors: SentenceVectors, *,
     if cache is not None and len(sentence_vectors) > before:
         sentence_vectors.save(cache, (s for e in entries for s in report_sentences(e.text)))
     return library
-
-
-def count_library(library: TextLibrary, cache_dir: str | Path | None = None) -> bool:
-    """Count now what the detectors count over the whole library (its words and phrases, the
-    restoration's context model, the findings it states and denies), so that a run's first
-    reports do not pay for the library and a timed audit times the audit. With ``cache_dir``
-    the counts are read from there when this library and this code counted them before
-    (workers.library.kept), else counted and kept there. True when they were read."""
-    key = kept.library_key(e.text for e in library.entries) if cache_dir is not None else None
-    found = kept.load(cache_dir, key) if key is not None else None
-    if _counts_of(found, len(library)):
-        stats, model, counts = found
-        library.stats = stats
-        keep_context_model(library, model)
-        keep_finding_counts(library, counts)
-        return True
-    counted = (library.stats, context_model(library), finding_counts(library))
-    if key is not None:
-        kept.save(cache_dir, key, counted)
-    return False
-
-
-def _counts_of(found, n_reports: int) -> bool:
-    """``found`` is what ``count_library`` keeps, for a library of ``n_reports``."""
-    if not (isinstance(found, tuple) and len(found) == 3):
-        return False
-    stats, model, counts = found
-    return (isinstance(stats, LibraryStats) and isinstance(model, ContextModel)
-            and isinstance(counts, FindingCounts) and stats.n_reports == n_reports
-            and len(model.per_report) == n_reports)
 
 
 def _primary(results):

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 # A cost no pair on different sentences can beat (linear_sum_assignment needs finite costs).
 _FORBIDDEN = 1e6
@@ -32,6 +31,10 @@ def align(sentences_a: list[int], vectors_a: np.ndarray, sentences_b: list[int],
           vectors_b: np.ndarray, threshold: float) -> Alignment:
     """The one-to-one pairing of a's and b's detections that maximises the total similarity,
     keeping only pairs on the same sentence with similarity >= ``threshold``."""
+    # scipy.optimize takes 0.3-0.7 s to import: every Django process imports this package (the
+    # combination's settings model reads its defaults), few of them ever align
+    from scipy.optimize import linear_sum_assignment  # noqa: PLC0415 - defer scipy
+
     n, m = len(sentences_a), len(sentences_b)
     if not n or not m:
         return Alignment([], list(range(n)), list(range(m)))

@@ -5,6 +5,7 @@ import pytest
 
 from tests.workers.library.fakes import REFERENCE_REPORTS, HashEmbedder, make_library
 from workers.audit import batch
+from workers.audit.library_counts import count_library
 from workers.combine import CombinationConfig
 from workers.correction import restore
 from workers.library.records import RecordError
@@ -112,7 +113,7 @@ def test_the_library_is_counted_before_the_first_report():
     """What the detectors count over the whole library is counted once, by count_library, and
     the audit then reads those very counts."""
     library = make_library()
-    batch.count_library(library)
+    count_library(library)
     counts, model, stats = denials._COUNTS[library], restore._MODELS[library], library.stats
     list(batch.audit_records([{"id": "a", "report": "FINDINGS: No pneumothorax."}],
                              library=library, config=CombinationConfig(),

@@ -1,10 +1,11 @@
-"""The library's counts kept on disk between runs (batch.count_library with a cache_dir)."""
+"""The library's counts kept on disk between runs (count_library with a cache_dir)."""
 import pickle
 
 import pytest
 
 from tests.workers.library.fakes import REFERENCE_REPORTS, make_library
 from workers.audit import batch
+from workers.audit.library_counts import count_library
 from workers.combine import CombinationConfig
 from workers.correction import restore
 from workers.library import kept
@@ -39,15 +40,15 @@ def counts_of(library):
 
 def test_counts_read_back_are_the_counts_and_the_audit_is_the_same(tmp_path):
     plain = make_library()
-    batch.count_library(plain)
+    count_library(plain)
     expected = audit(plain)
     assert any(line["has_error"] for line in expected)
 
     first = make_library()
-    assert batch.count_library(first, tmp_path) is False  # counted, and kept
+    assert count_library(first, tmp_path) is False  # counted, and kept
     [path] = tmp_path.glob(f"*{kept.SUFFIX}")
     again = make_library()
-    assert batch.count_library(again, tmp_path) is True  # read back
+    assert count_library(again, tmp_path) is True  # read back
     assert denials._COUNTS[again] is not denials._COUNTS[first]
     assert counts_of(again) == counts_of(plain)
     assert audit(again) == expected
@@ -55,15 +56,15 @@ def test_counts_read_back_are_the_counts_and_the_audit_is_the_same(tmp_path):
 
 
 def test_a_changed_library_is_counted_again(tmp_path):
-    batch.count_library(make_library(), tmp_path)
+    count_library(make_library(), tmp_path)
     reports = list(REFERENCE_REPORTS)
     reports[2] = (reports[2][0], reports[2][1].replace("Normal chest.", "Small left effusion."))
     changed = make_library(reports)
-    assert batch.count_library(changed, tmp_path) is False
+    assert count_library(changed, tmp_path) is False
     assert changed.stats.count(("small", "left", "effusion")) == 1
     assert counts_of(changed) == counts_of(make_library(reports))
     # the same texts in another order are another library (counts are per position)
-    assert batch.count_library(make_library(REFERENCE_REPORTS[::-1]), tmp_path) is False
+    assert count_library(make_library(REFERENCE_REPORTS[::-1]), tmp_path) is False
     assert len(list(tmp_path.glob(f"*{kept.SUFFIX}"))) == 3
 
 
@@ -84,30 +85,30 @@ def test_a_damaged_file_is_ignored_and_written_anew(tmp_path, damage):
     library = make_library()
     path = tmp_path / f"{key_of(library)}{kept.SUFFIX}"
     path.write_bytes(damage)
-    assert batch.count_library(library, tmp_path) is False
+    assert count_library(library, tmp_path) is False
     assert counts_of(library) == counts_of(make_library())
     assert path.read_bytes() != damage
-    assert batch.count_library(make_library(), tmp_path) is True
+    assert count_library(make_library(), tmp_path) is True
 
 
 def test_a_cut_short_file_is_ignored(tmp_path):
     library = make_library()
-    batch.count_library(library, tmp_path)
+    count_library(library, tmp_path)
     path = tmp_path / f"{key_of(library)}{kept.SUFFIX}"
     path.write_bytes(path.read_bytes()[:len(path.read_bytes()) // 2])
     again = make_library()
-    assert batch.count_library(again, tmp_path) is False
+    assert count_library(again, tmp_path) is False
     assert audit(again) == audit(library)
 
 
 def test_counts_of_another_library_size_are_refused(tmp_path):
     """A file under the right name holding counts of fewer reports is not used."""
     small = make_library(REFERENCE_REPORTS[:2])
-    batch.count_library(small)
+    count_library(small)
     library = make_library()
     kept.save(tmp_path, key_of(library), (small.stats, restore.context_model(small),
                                           denials.finding_counts(small)))
-    assert batch.count_library(library, tmp_path) is False
+    assert count_library(library, tmp_path) is False
     assert library.stats.n_reports == len(REFERENCE_REPORTS)
 
 

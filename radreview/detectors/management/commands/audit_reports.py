@@ -46,6 +46,7 @@ class Command(BaseCommand):
         from radreview.detectors.services import combination_config  # noqa: PLC0415 - defer faiss/pydicom/pynetdicom/scipy
         from radreview.library import text_library  # noqa: PLC0415 - defer faiss
         from workers.audit import batch  # noqa: PLC0415 - defer faiss/scipy
+        from workers.audit.library_counts import count_library  # noqa: PLC0415 - defer scipy
         from workers.combine import CombinationConfig  # noqa: PLC0415 - defer scipy
 
         clock = Phases()
@@ -75,7 +76,7 @@ class Command(BaseCommand):
         clock.lap("library")
         # counted now (or read back from the last run over the same library), so that the
         # first reports do not wait for it
-        kept = batch.count_library(library, Path(settings.DATA_DIR) / "cache" / "library-counts")
+        kept = count_library(library, text_library.counts_dir())
         clock.lap("library counts (read back)" if kept else "library counts (counted)")
         with tqdm(total=len(records), desc="Auditing", unit="report", file=self.stderr._out,
                   disable=quiet) as bar:

@@ -1,7 +1,8 @@
 """python manage.py label_reports --input IN.jsonl --output OUT.jsonl
 
 CheXpert-14 labels and findings for every report of a JSONL file, by the built-in language
-engine (workers/nlp/batch.py holds the work; this command only parses arguments).
+engine (workers/nlp/batch.py holds the work; this command only parses arguments). It runs
+without Django's system checks (it serves nothing and reads no table).
 """
 from django.core.management.base import BaseCommand, CommandError
 
@@ -10,6 +11,9 @@ from workers.nlp.batch import BatchInputError, label_file
 
 class Command(BaseCommand):
     help = "Label chest X-ray reports (JSONL {id, report}) with the 14 CheXpert observations."
+    # File in, file out: no database, no page. The system checks would import the URLconf and
+    # with it every view and what the views import (pydicom, the stage modules): 1 s and more.
+    requires_system_checks: list[str] = []
 
     def add_arguments(self, parser):
         parser.add_argument("--input", required=True, help="JSONL file of {id, report} lines")
