@@ -13,8 +13,8 @@ import pytest
 
 from radreview.review.models import Detection as DetectionRow
 from radreview.studies.models import Study
-from tests.support.worker import WorkerProcess, wait_for
-from workers.detectors import GENERAL, DetectorSpec, register, unregister
+from tests.support.worker import wait_for, worker_with_detector
+from workers.detectors import GENERAL, DetectorSpec
 from workers.types import Detection, Harm
 
 pytestmark = [pytest.mark.pipeline]
@@ -51,12 +51,8 @@ TOY = DetectorSpec(name="spleen_finder", label="Spleen finder (toy)", stage="aud
 
 @pytest.fixture
 def toy_worker(transactional_db):
-    register(TOY)
-    worker = WorkerProcess(RADREVIEW_DETECTOR_PLUGINS=f"{__name__}:TOY")
-    worker.start()
-    yield worker
-    worker.stop()
-    unregister(TOY.name)
+    with worker_with_detector(TOY, f"{__name__}:TOY") as worker:
+        yield worker
 
 
 def test_a_detector_declared_in_a_test_runs_is_combined_and_is_shown(toy_worker, api_client,

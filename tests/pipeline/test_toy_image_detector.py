@@ -14,8 +14,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from radreview.review.models import Detection as DetectionRow
 from radreview.studies.models import Study
 from tests.support import dicom_factory as dicom
-from tests.support.worker import WorkerProcess, wait_for
-from workers.detectors import SINGLE_PURPOSE, DetectorSpec, register, unregister
+from tests.support.worker import wait_for, worker_with_detector
+from workers.detectors import SINGLE_PURPOSE, DetectorSpec
 from workers.types import Detection, Harm
 
 pytestmark = [pytest.mark.pipeline]
@@ -54,12 +54,8 @@ TOY = DetectorSpec(name="view_check", label="Views taken (toy)", stage="audit", 
 
 @pytest.fixture
 def toy_worker(transactional_db):
-    register(TOY)
-    worker = WorkerProcess(RADREVIEW_DETECTOR_PLUGINS=f"{__name__}:TOY")
-    worker.start()
-    yield worker
-    worker.stop()
-    unregister(TOY.name)
+    with worker_with_detector(TOY, f"{__name__}:TOY") as worker:
+        yield worker
 
 
 def test_an_image_detector_declared_in_a_test_reads_the_study_s_images(toy_worker, api_client,

@@ -6,11 +6,14 @@ import signal
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import quote
 
 from django.conf import settings
 from django.db import connection
+
+from workers.detectors import DetectorSpec, register, unregister
 
 from .process_groups import stop_group
 
@@ -85,6 +88,21 @@ class WorkerProcess(ProcessGroup):
         """SIGKILL the worker and everything it started, as a crash would."""
         os.killpg(self.process.pid, signal.SIGKILL)
         self.process.wait(timeout=30)
+
+
+@contextmanager
+def worker_with_detector(spec: DetectorSpec, where: str):
+    """A started worker that declares a test's own detector the way a site declares its
+    plugins (``where``: "module:NAME"), with the spec registered in this process too, where the
+    pages read the registry."""
+    register(spec)
+    worker = WorkerProcess(RADREVIEW_DETECTOR_PLUGINS=where)
+    worker.start()
+    try:
+        yield worker
+    finally:
+        worker.stop()
+        unregister(spec.name)
 
 
 def wait_for(predicate, timeout: float = 120.0, interval: float = 0.2, message: str = "condition",
