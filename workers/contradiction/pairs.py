@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from workers.nlp.findings import ABSENT, Finding
+from workers.nlp.statements import claim_words
 from workers.types import Harm
 
 HEART_SIZE = "heart_size"
@@ -50,13 +51,7 @@ class Claim:
         effusion"); a normal statement's is its sentence."""
         if finding.implied:
             return cls(sentence, finding, sentence_text.rstrip(". "))
-        words = (finding.text or finding.observation).strip()
-        lower = words.lower()
-        side = finding.laterality if finding.laterality in ("left", "right") else None
-        for attribute in (side, finding.severity):
-            if attribute and attribute not in lower and finding.status != ABSENT:
-                words = f"{attribute} {words}"
-        return cls(sentence, finding, words)
+        return cls(sentence, finding, claim_words(finding))
 
     @property
     def normal(self) -> bool:

@@ -449,7 +449,9 @@ def _of_prior(finding: Finding, sentence_text: str, sentence_start: int) -> bool
     return bool(_PRIOR_BEFORE_RE.search(sentence_text[:finding.start - sentence_start]))
 
 
-def _claim_words(finding: Finding) -> str:
+def claim_words(finding: Finding) -> str:
+    """A finding's words with its side and size where the mention does not say them ("large
+    right pleural effusion"); a denial's words as written."""
     words = (finding.text or finding.observation).strip()
     lower = words.lower()
     side = finding.laterality if finding.laterality in ("left", "right") else None
@@ -520,7 +522,7 @@ def _statements(parsed: ParsedReport) -> tuple[Statement, ...]:
                 grade=_grade(f, clause),
                 size_mm=_size_mm(window), count=count, count_said=said,
                 temporal=_temporal(clause, change, f, timed), place=place, distance_cm=distance,
-                position=position, words=_claim_words(f), start=f.start, end=f.end,
+                position=position, words=claim_words(f), start=f.start, end=f.end,
                 finding=f, kinds=kinds, phrase=_phrase(text[c_start:max(w_end, c_end)])))
         for name, f in summaries.items():
             out.append(Statement(
