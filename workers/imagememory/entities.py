@@ -17,7 +17,7 @@ from functools import lru_cache
 
 from workers.nlp import extract_findings, extract_graph, graph_phrases
 from workers.nlp.findings import IMAGE_SECTIONS
-from workers.nlp.graph import Graph
+from workers.nlp.graph import Graph, graph_links
 from workers.nlp.vocabulary import CONCEPT_BY_NAME, ancestors
 
 PRESENT = "present"
@@ -79,13 +79,7 @@ def extract_entities(report: str, extractor=None) -> list[EntityMention]:
         graph = extract_graph(report)
     else:
         graph = extractor.extract(report)
-    by_id = {e.id: e for e in graph.entities}
-    incoming: dict[str, list[str]] = {}
-    outgoing: dict[str, list[tuple[str, str]]] = {}
-    for r in graph.relations:
-        if r.source in by_id and r.target in by_id:
-            incoming.setdefault(r.target, []).append(r.source)
-            outgoing.setdefault(r.source, []).append((r.type, r.target))
+    by_id, incoming, outgoing = graph_links(graph)
     mentions = []
     for entity in graph.entities:
         status = _LABEL_STATUS.get(entity.label)

@@ -279,10 +279,10 @@ def _norm(s: str) -> str:
     return re.sub(r"\s+", "", s.lower())
 
 
-def graph_phrases(graph: Graph) -> list[str]:
-    """One short phrase per observation that is not itself a modifier: its modifiers, then its
-    anatomy (with the anatomy's modifiers) in text order, then the observation; "no ..." for
-    OBS-DA, "possible ..." for OBS-U. Works on built-in and radgraph-package graphs alike."""
+def graph_links(graph: Graph) -> tuple[dict[str, Entity], dict[str, list[str]],
+                                       dict[str, list[tuple[str, str]]]]:
+    """The entities by id, and each entity's relations between entities of the graph: the
+    sources pointing at it, and (type, target) of those it points at."""
     by_id = {e.id: e for e in graph.entities}
     incoming: dict[str, list[str]] = {}
     outgoing: dict[str, list[tuple[str, str]]] = {}
@@ -290,6 +290,14 @@ def graph_phrases(graph: Graph) -> list[str]:
         if r.source in by_id and r.target in by_id:
             incoming.setdefault(r.target, []).append(r.source)
             outgoing.setdefault(r.source, []).append((r.type, r.target))
+    return by_id, incoming, outgoing
+
+
+def graph_phrases(graph: Graph) -> list[str]:
+    """One short phrase per observation that is not itself a modifier: its modifiers, then its
+    anatomy (with the anatomy's modifiers) in text order, then the observation; "no ..." for
+    OBS-DA, "possible ..." for OBS-U. Works on built-in and radgraph-package graphs alike."""
+    by_id, incoming, outgoing = graph_links(graph)
     phrases: dict[str, None] = {}
     for e in graph.entities:
         if e.label == ANAT_DP:
