@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import pickle
 import sys
-import tempfile
 from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
+
+from workers.atomic import replacing
 
 log = logging.getLogger(__name__)
 
@@ -68,19 +68,10 @@ def load(cache_dir: str | Path, key: str) -> object | None:
 def save(cache_dir: str | Path, key: str, value: object) -> None:
     """Keep ``value`` under ``key`` (atomically); a failure to write only costs a recount."""
     directory = Path(cache_dir)
+    path = directory / f"{key}{SUFFIX}"
     try:
-        directory.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("wb", dir=directory, prefix=f".{key}.",
-                                         suffix=".partial", delete=False) as f:
-            partial = Path(f.name)
-            try:
-                pickle.dump(value, f, protocol=pickle.HIGHEST_PROTOCOL)
-            except BaseException:
-                f.close()
-                partial.unlink(missing_ok=True)
-                raise
-        path = directory / f"{key}{SUFFIX}"
-        os.replace(partial, path)
+        with replacing(path) as partial, partial.open("wb") as f:
+            pickle.dump(value, f, protocol=pickle.HIGHEST_PROTOCOL)
         _prune(directory, path)
     except OSError as exc:
         log.warning("could not keep the library counts in %s: %s", directory, exc)

@@ -28,12 +28,11 @@ phrase of the bank nearest its semantic vector; the phrase's score is that proba
 from __future__ import annotations
 
 import math
-import os
-import tempfile
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 
 import numpy as np
+
+from workers.atomic import replacing
 
 
 @dataclass
@@ -241,16 +240,8 @@ def train(model, examples: list[TrainingExample], bank_vectors: np.ndarray, *, e
 def save_checkpoint(model, path) -> None:
     """Config and weights, written through a temporary file."""
     torch = _torch()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".partial-", suffix=".pt")
-    os.close(fd)
-    try:
-        torch.save({"config": model.config.to_dict(), "state_dict": model.state_dict()}, tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with replacing(path) as partial:
+        torch.save({"config": model.config.to_dict(), "state_dict": model.state_dict()}, partial)
 
 
 def load_checkpoint(path):

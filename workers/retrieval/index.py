@@ -7,13 +7,13 @@ came from (a reference report or image), so every result is traceable to its sou
 """
 from __future__ import annotations
 
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import faiss
 import numpy as np
+
+from workers.atomic import replacing
 
 
 @dataclass(frozen=True)
@@ -137,16 +137,8 @@ class VectorIndex:
 
     def save(self, path: str | Path) -> None:
         """Write the index to ``path`` through a temporary file, so readers never see half of it."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".partial-")
-        os.close(fd)
-        try:
-            faiss.write_index(self._index, tmp)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        with replacing(path) as partial:
+            faiss.write_index(self._index, str(partial))
 
     @classmethod
     def load(
