@@ -120,12 +120,16 @@ class Viewer {
     core.eventTarget.addEventListener(ToolEnums.Events.ANNOTATION_MODIFIED, () => this.listMeasurements());
     this.showZoom();
     this.showWindow();
-    // Cornerstone sizes its canvases once; the panes change size with the window, full screen
-    // and the layout's breakpoints, so the canvases follow them.
-    const resized = new ResizeObserver(() => this.fit());
-    this.viewports.forEach((viewport) => resized.observe(viewport.element));
-    this.element.dataset.ready = "true";
     this.status.textContent = "";
+    // Cornerstone sizes its canvases once; the panes change size with the window, full screen
+    // and the layout's breakpoints, so the canvases follow them. The observer's first report
+    // comes after the layout has settled (the status line above just emptied), so the viewer
+    // says it is ready only once its canvases match their panes.
+    const resized = new ResizeObserver(() => {
+      this.fit();
+      this.element.dataset.ready = "true";
+    });
+    this.viewports.forEach((viewport) => resized.observe(viewport.element));
   }
 
   // Canvases as large as their panes, each image fitted again with its zoom and pan relative to
