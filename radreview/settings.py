@@ -56,12 +56,35 @@ MEDIA_ROOT = Path(os.environ.get("RADREVIEW_MEDIA_ROOT", DATA_DIR / "media")).re
 MEDIA_URL = "/media/"
 STATIC_ROOT = DATA_DIR / "staticfiles"
 STATIC_URL = "/static/"
+# Where media (uploads, previews, renders) and the reference indexes are kept: "filesystem"
+# (the embedded default: MEDIA_ROOT and INDEX_DIR on this host) or "s3", one S3-compatible
+# bucket that every host shares, through django-storages (docs/operations.md, "Object
+# storage"). Credentials come from the environment, never from a file in the repository.
+MEDIA_STORE = os.environ.get("RADREVIEW_MEDIA_STORE", "filesystem")
+if MEDIA_STORE not in ("filesystem", "s3"):
+    raise ImproperlyConfigured("RADREVIEW_MEDIA_STORE is 'filesystem' or 's3'")
 STORAGES = {
     # Uploads are written under a temporary name and renamed: a full disk or a killed process
     # never leaves half a file under a stored name (radreview/studies/storage.py).
     "default": {"BACKEND": "radreview.studies.storage.AtomicFileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
+if MEDIA_STORE == "s3":
+    S3_OPTIONS = {
+        "bucket_name": os.environ.get("RADREVIEW_S3_BUCKET", "radreview"),
+        "endpoint_url": os.environ.get("RADREVIEW_S3_ENDPOINT") or None,
+        "region_name": os.environ.get("RADREVIEW_S3_REGION", "us-east-1"),
+        "access_key": os.environ.get("RADREVIEW_S3_ACCESS_KEY_ID"),
+        "secret_key": os.environ.get("RADREVIEW_S3_SECRET_ACCESS_KEY"),
+        # A stored name is never overwritten (a taken name gets a suffix, as on disk), the
+        # bucket stays private, and any URL handed out is signed and short-lived.
+        "file_overwrite": False,
+        "default_acl": None,
+        "querystring_auth": True,
+        "querystring_expire": env_int("RADREVIEW_S3_URL_SECONDS", 300),
+    }
+    STORAGES["default"] = {"BACKEND": "storages.backends.s3.S3Storage",
+                           "OPTIONS": {**S3_OPTIONS, "location": "media"}}
 STATICFILES_DIRS = [BASE_DIR / "static"]
 
 
