@@ -160,8 +160,12 @@
     return null;
   }
 
+  // As in the viewer (viewer/src/keyboard.js): a letter with Shift is another key, not its
+  // shortcut; a sign typed with Shift is that sign.
+  const shiftedLetter = (event) => event.shiftKey && /\p{L}/u.test(event.key);
+
   function shortcut(event) {
-    if (!shortcutKeys || event.key.length !== 1) return null;
+    if (!shortcutKeys || event.key.length !== 1 || shiftedLetter(event)) return null;
     const key = event.key.toLowerCase();
     const action = Object.keys(ACTIONS).find((name) => shortcutKeys[name] === key);
     return action ? ACTIONS[action] : null;

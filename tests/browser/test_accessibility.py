@@ -270,6 +270,9 @@ def test_shortcuts_off_and_remapped(browser, live_server):
         open_study(page, live_server, study)
         expect(page.locator("#shortcuts")).to_contain_text("x accept")
         page.keyboard.press("a")
+        page.keyboard.press("Shift+X")  # a capital is another key: a screen reader's, say
+        page.wait_for_load_state("networkidle")
+        assert Decision.objects.filter(study=study).count() == 1
         page.keyboard.press("x")
         expect(page.locator("#flag-count")).to_contain_text("2 of 4 flags open")
         assert Decision.objects.filter(study=study).count() == 2

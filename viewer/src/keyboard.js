@@ -24,9 +24,13 @@ export function userKeys() {
   try { return JSON.parse(value); } catch (_) { return null; }
 }
 
+// Shift with a letter is another key (a capital; a screen reader's commands use them): letters
+// act unshifted only, with Caps Lock or without. A sign typed with Shift ("?") is that sign.
+const shiftedLetter = (event) => event.shiftKey && /\p{L}/u.test(event.key);
+
 // The action of a single-key shortcut, or undefined.
 export function shortcutAction(keys, event) {
-  if (!keys || event.key.length !== 1) return undefined;
+  if (!keys || event.key.length !== 1 || shiftedLetter(event)) return undefined;
   const key = event.key.toLowerCase();
   const name = Object.keys(GLOBAL).find((action) => keys[action] === key);
   return name && GLOBAL[name];
