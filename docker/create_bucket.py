@@ -3,9 +3,10 @@
 
 Reads the same variables as radreview/settings.py (RADREVIEW_S3_*). A missing bucket is
 created with versioning on, so an overwritten or deleted object can be recovered from its
-earlier version (docs/operations.md, "Backups"). An existing bucket is left as it is, its
-versioning reported: the operator's store, the operator's choice. Exits non-zero when the store
-cannot be reached or refuses the credentials, so the step fails before the application starts.
+earlier version (docs/operations.md, "Backups with a bucket"). An existing bucket is left as it
+is, its versioning reported: the operator's store, the operator's choice. Exits non-zero when
+the store cannot be reached or refuses the credentials, so the step fails before the
+application starts.
 """
 from __future__ import annotations
 
@@ -54,7 +55,7 @@ def ensure_bucket(s3, bucket: str, region: str) -> str:
             raise
         # A store without versioning still works; the backups then rest on replication alone.
         return (f"bucket {bucket} created; this store does not version objects: replicate the "
-                "bucket (docs/operations.md, \"Backups\")")
+                "bucket (docs/operations.md, 'Backups with a bucket')")
     return f"bucket {bucket} created (versioning: Enabled)"
 
 
