@@ -9,7 +9,7 @@
 #   hl7-listener    reports from dictation over MLLP, as scripts/run.sh starts it
 #   create-bucket   the media bucket, created (versioned) when missing (docker/create_bucket.py)
 #   wait-for-migrations  returns once the database has every migration of this image
-#   seed-data DIR   copies the image's /data (the collected static files) into DIR, a fresh
+#   seed-data DIR   copies the static files collected into the image's /data into DIR, a fresh
 #                   volume that is then mounted on /data (a read-only root file system)
 # Anything else runs as a command (e.g. "python manage.py media_files").
 set -e
@@ -53,7 +53,9 @@ case "$1" in
     until python manage.py migrate --check >/dev/null; do sleep 5; done
     ;;
   seed-data)
-    cp -a /data/. "$2"/
+    # Into DIR, not onto it: DIR belongs to root (a fresh volume), and copying the folder itself
+    # would try to give DIR the image folder's times and mode, which only its owner may.
+    cp -a "${RADREVIEW_DATA_DIR:-/data}/staticfiles" "$2"/
     ;;
   create-bucket)
     exec python docker/create_bucket.py

@@ -2,9 +2,12 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -50,3 +53,31 @@ def test_a_listener_open_to_the_network_refuses_to_start_without_its_allow_list(
                RADREVIEW_HL7_ALLOWED_SENDERS="")
     assert hl7.returncode != 0
     assert "RADREVIEW_HL7_ALLOWED_SENDERS" in hl7.stderr
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to make a folder owned by another user")
+def test_seed_data_fills_a_volume_it_does_not_own():
+    """As in the web pod: the image's user (uid 1000) copies the static files into a fresh
+    volume owned by root and writable by the pod's group."""
+    base = Path(tempfile.mkdtemp(prefix="radreview-seed-", dir="/tmp"))
+    try:
+        base.chmod(0o755)
+        image_data = base / "image-data"
+        (image_data / "staticfiles" / "css").mkdir(parents=True)
+        (image_data / "staticfiles" / "css" / "radreview.css").write_text("body {}")
+        shutil.chown(image_data, 1000, 1000)
+        for path in image_data.rglob("*"):
+            shutil.chown(path, 1000, 1000)
+        volume = base / "volume"
+        volume.mkdir()
+        volume.chmod(0o2777)
+        shutil.chown(volume, "root", 1000)
+        seeded = subprocess.run(
+            ["setpriv", "--reuid", "1000", "--regid", "1000", "--clear-groups",
+             "sh", str(ENTRYPOINT), "seed-data", str(volume)],
+            env={"PATH": os.environ["PATH"], "RADREVIEW_DATA_DIR": str(image_data)},
+            capture_output=True, text=True, timeout=30)
+        assert seeded.returncode == 0, seeded.stderr
+        assert (volume / "staticfiles" / "css" / "radreview.css").read_text() == "body {}"
+    finally:
+        shutil.rmtree(base)
