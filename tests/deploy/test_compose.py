@@ -34,6 +34,8 @@ def test_media_go_to_the_object_store_with_credentials_from_the_env_file():
             if SECRET_NAME.search(variable) or variable == "DATABASE_URL":
                 # a reference that fails when docker/.env lacks it, never a value
                 assert re.search(r"\$\{[A-Z0-9_]+:\?", value), (name, variable)
+        # the embedded default's SQLite, broker folder and key would be each container's own
+        assert {"DATABASE_URL", "CELERY_BROKER_URL", "DJANGO_SECRET_KEY"} <= set(environment)
     assert "objectstore" in compose()["services"]
 
 

@@ -104,6 +104,20 @@ def test_every_variable_is_read_by_the_settings_or_the_image():
     assert config_map()["RADREVIEW_MEDIA_STORE"] == "s3"
 
 
+def test_every_pod_shares_the_database_the_broker_and_the_secret_key():
+    # Without them each pod would quietly fall back to the embedded default in its own /data:
+    # a SQLite database, a broker folder and a secret key of its own (sessions signed by one
+    # web pod refused by the next).
+    assert {"DJANGO_SECRET_KEY", "DATABASE_URL", "CELERY_BROKER_URL"} <= set(
+        secret_template()["stringData"])
+    for name, pod in pod_specs():
+        for container in containers(pod):
+            if container["args"][0] == "seed-data":
+                continue  # copies files, runs no Python
+            refs = {ref.get("secretRef", {}).get("name") for ref in container.get("envFrom", [])}
+            assert "radreview-secrets" in refs, (name, container["name"])
+
+
 def test_the_secret_is_a_template_of_placeholders():
     secret = secret_template()
     assert "data" not in secret  # base64 would hide a real value from review
