@@ -1,0 +1,170 @@
+"""The reference indexes in an S3-compatible store (moto's server, a real process on loopback):
+a build on one host is pulled and queried by another with an empty INDEX_DIR."""
+from __future__ import annotations
+
+import os
+import secrets
+
+import pytest
+from botocore.exceptions import EndpointConnectionError
+from django.core.files.storage import storages
+from django.core.management import call_command
+
+from radreview.library import image_import, image_memory, index_store, text_library
+from tests.support import object_store
+from tests.support.sockets import free_port
+from workers.imagememory import ImageMemory
+from workers.imagememory.access import open_memory
+
+from .library_files import flat_with_jsonl, folder_per_study
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(scope="module")
+def endpoint():
+    url, stop = object_store.start(int(os.environ.get("RADREVIEW_TEST_S3_PORT") or free_port()))
+    yield url
+    stop()
+
+
+class Hosts:
+    """Two hosts of one site: the same database and bucket, an INDEX_DIR each."""
+
+    def __init__(self, settings, root):
+        self.settings, self.root = settings, root
+
+    def on(self, host: str):
+        self.settings.INDEX_DIR = self.root / host / "indexes"
+        self.settings.RARRG_RETRIEVER_CHECKPOINT = self.settings.INDEX_DIR / "phrase_retriever.pt"
+        return self.settings.INDEX_DIR
+
+    def client(self):
+        return storages["indexes"].connection.meta.client
+
+
+@pytest.fixture
+def hosts(settings, tmp_path, endpoint):
+    # Each test has a prefix of its own in the one bucket of the module's server.
+    settings.STORAGES = {**settings.STORAGES, "indexes": {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {**object_store.s3_options(endpoint),
+                    "location": f"indexes-{secrets.token_hex(4)}"}}}
+    return Hosts(settings, tmp_path)
+
+
+def neighbours(memory, image_ids):
+    found = memory.search(memory.vectors(image_ids), 3)
+    return [[(n.image.id, n.study.id, round(n.similarity, 5)) for n in row] for row in found]
+
+
+def test_a_build_on_one_host_is_pulled_and_queried_on_another(hosts, tmp_path):
+    hosts.on("a")
+    image_import.run_import(*folder_per_study(tmp_path / "one", n=3))
+    built = ImageMemory.open(image_memory.directory())
+    probe = sorted(built.images)[:2]
+    on_a = neighbours(built, probe)
+    text_on_a = text_library.load_text_library().neighbours("Small left pleural effusion.", 2)
+
+    empty = hosts.on("b")
+    assert not empty.exists()
+    assert index_store.pull(index_store.IMAGE_MEMORY) is True
+    pulled = open_memory(str(empty), image_memory.options())
+    assert set(pulled.images) == set(built.images)
+    assert neighbours(pulled, probe) == on_a
+    text_library.forget_cached_library()
+    assert text_library.load_text_library().neighbours("Small left pleural effusion.", 2) \
+        == text_on_a
+    assert (empty / "text.faiss").exists()
+    assert image_memory.status().images == 6
+
+
+def test_a_new_version_is_picked_up_on_the_next_pull_and_two_are_kept(hosts, tmp_path):
+    hosts.on("a")
+    image_import.run_import(*folder_per_study(tmp_path / "one", n=2))
+    assert index_store.pull(index_store.IMAGE_MEMORY) is False  # host A holds the newest
+    hosts.on("b")
+    index_store.pull(index_store.IMAGE_MEMORY)
+    assert len(open_memory(str(hosts.on("b")), image_memory.options())) == 4
+    first = index_store.published(index_store.IMAGE_MEMORY)["version"]
+
+    hosts.on("a")
+    image_import.run_import(*flat_with_jsonl(tmp_path / "two"), source="other")
+    hosts.on("b")
+    # the same process, no restart: the pull installs a new generation, the cache follows it
+    assert index_store.pull(index_store.IMAGE_MEMORY) is True
+    assert len(open_memory(str(hosts.on("b")), image_memory.options())) == 7
+    pointer = index_store.published(index_store.IMAGE_MEMORY)
+    assert pointer["previous"] == first and pointer["meta"]["images"] == 7
+
+    hosts.on("a")
+    call_command("rebuild_image_index", verbosity=0)
+    bucket = index_store._Bucket()
+    assert bucket.versions(index_store.IMAGE_MEMORY) == sorted(
+        [pointer["version"], index_store.published(index_store.IMAGE_MEMORY)["version"]])
+
+
+def test_a_publish_that_fails_midway_leaves_readers_on_the_version_before(hosts, tmp_path):
+    hosts.on("a")
+    image_import.run_import(*folder_per_study(tmp_path / "one", n=2))
+    before = index_store.published(index_store.IMAGE_MEMORY)
+    hosts.on("b")
+    index_store.pull(index_store.IMAGE_MEMORY)
+
+    def lose_the_manifest(params, **kwargs):
+        if params["Key"].endswith("/manifest.json"):
+            raise EndpointConnectionError(endpoint_url="s3")
+
+    hosts.on("a")
+    second = flat_with_jsonl(tmp_path / "two")
+    hosts.client().meta.events.register("before-parameter-build.s3.PutObject", lose_the_manifest)
+    try:
+        with pytest.raises(index_store.IndexStoreError, match="could not be published"):
+            image_import.run_import(*second, source="other")
+    finally:
+        hosts.client().meta.events.unregister("before-parameter-build.s3.PutObject", lose_the_manifest)
+    assert len(ImageMemory.open(image_memory.directory())) == 7  # host A saved it locally
+
+    hosts.on("b")
+    assert index_store.published(index_store.IMAGE_MEMORY) == before
+    assert index_store.pull(index_store.IMAGE_MEMORY) is False
+    assert len(open_memory(str(hosts.on("b")), image_memory.options())) == 4
+
+    hosts.on("a")  # importing again publishes what host A holds
+    image_import.run_import(*second, source="other")
+    hosts.on("b")
+    assert index_store.pull(index_store.IMAGE_MEMORY) is True
+    assert len(open_memory(str(hosts.on("b")), image_memory.options())) == 7
+
+
+def test_an_unchanged_pointer_costs_one_small_request_and_downloads_nothing(hosts, tmp_path):
+    hosts.on("a")
+    image_import.run_import(*folder_per_study(tmp_path / "one", n=2))
+    folder = hosts.on("b")
+    index_store.pull(index_store.IMAGE_MEMORY)
+    index_store.pull(index_store.TEXT)
+    files = sorted(p for p in folder.rglob("*") if p.is_file())
+    stamps = [p.stat().st_mtime_ns for p in files]
+
+    calls = []
+
+    def count(model, **kwargs):
+        calls.append(model.name)
+
+    hosts.client().meta.events.register("before-call.s3", count)
+    try:
+        assert index_store.pull(index_store.IMAGE_MEMORY) is False
+        assert index_store.pull(index_store.TEXT) is False
+    finally:
+        hosts.client().meta.events.unregister("before-call.s3", count)
+    assert calls == ["GetObject", "GetObject"]
+    assert sorted(p for p in folder.rglob("*") if p.is_file()) == files
+    assert [p.stat().st_mtime_ns for p in files] == stamps
+
+
+def test_without_an_index_store_nothing_is_pulled_or_published(settings, tmp_path):
+    assert "indexes" not in settings.STORAGES and not index_store.enabled()
+    image_import.run_import(*folder_per_study(tmp_path / "one", n=2))
+    assert index_store.pull(index_store.IMAGE_MEMORY) is False
+    assert index_store.published(index_store.IMAGE_MEMORY) is None
+    assert not (settings.INDEX_DIR / ".index-store").exists()
