@@ -117,12 +117,13 @@ def test_a_publish_that_fails_midway_leaves_readers_on_the_version_before(hosts,
 
     hosts.on("a")
     second = flat_with_jsonl(tmp_path / "two")
-    hosts.client().meta.events.register("before-parameter-build.s3.PutObject", lose_the_manifest)
+    upload = "before-parameter-build.s3.PutObject"
+    hosts.client().meta.events.register(upload, lose_the_manifest)
     try:
         with pytest.raises(index_store.IndexStoreError, match="could not be published"):
             image_import.run_import(*second, source="other")
     finally:
-        hosts.client().meta.events.unregister("before-parameter-build.s3.PutObject", lose_the_manifest)
+        hosts.client().meta.events.unregister(upload, lose_the_manifest)
     assert len(ImageMemory.open(image_memory.directory())) == 7  # host A saved it locally
 
     hosts.on("b")
@@ -168,3 +169,29 @@ def test_without_an_index_store_nothing_is_pulled_or_published(settings, tmp_pat
     assert index_store.pull(index_store.IMAGE_MEMORY) is False
     assert index_store.published(index_store.IMAGE_MEMORY) is None
     assert not (settings.INDEX_DIR / ".index-store").exists()
+
+
+def test_the_image_stage_of_a_host_without_a_copy_reads_the_published_memory(hosts, tmp_path):
+    from radreview.jobs.models import Job
+    from radreview.jobs.stages import STAGES
+    from workers.pipeline import RoleModels
+
+    from .test_views import study_with_image
+
+    hosts.on("a")
+    image_import.run_import(*folder_per_study(tmp_path / "one", n=3))
+    study, _ = study_with_image()
+    job = Job.objects.create(study=study, stage="rarrg", order=0, state=Job.State.RUNNING)
+    adapter = STAGES["rarrg"]
+
+    def rarrg(host):
+        hosts.on(host)
+        return adapter.compute(adapter.load(job), RoleModels(adapter.roles), lambda *a: None)
+
+    on_a = rarrg("a")
+    assert not (tmp_path / "b").exists()
+    on_b = rarrg("b")  # the stage's load pulls the memory into host B's empty INDEX_DIR
+    assert len(on_a.neighbours) == 3 and on_a.draft
+    assert on_b == on_a
+    assert index_store.held_version(index_store.IMAGE_MEMORY) == \
+        index_store.published(index_store.IMAGE_MEMORY)["version"]
