@@ -87,8 +87,8 @@ if MEDIA_STORE == "s3":
                            "OPTIONS": {**S3_OPTIONS, "location": "media"}}
     # The reference indexes (INDEX_DIR is then each host's cache of them): every published
     # version has a name of its own and only the small pointer naming the current one is
-    # overwritten (radreview/library/index_store.py; docs/operations.md, "Reference indexes
-    # in the object store").
+    # overwritten (radreview/library/index_store.py; docs/images.md, "Reference indexes in
+    # the object store").
     STORAGES["indexes"] = {"BACKEND": "storages.backends.s3.S3Storage",
                            "OPTIONS": {**S3_OPTIONS, "location": "indexes"}}
 STATICFILES_DIRS = [BASE_DIR / "static"]

@@ -195,3 +195,22 @@ def test_the_image_stage_of_a_host_without_a_copy_reads_the_published_memory(hos
     assert on_b == on_a
     assert index_store.held_version(index_store.IMAGE_MEMORY) == \
         index_store.published(index_store.IMAGE_MEMORY)["version"]
+
+
+def test_publish_indexes_moves_a_single_host_site_into_the_store(hosts, settings, tmp_path):
+    with_store = settings.STORAGES
+    settings.STORAGES = {k: v for k, v in with_store.items() if k != "indexes"}
+    hosts.on("a")
+    image_import.run_import(*folder_per_study(tmp_path / "one", n=2))
+    settings.STORAGES = with_store
+    assert index_store.published(index_store.IMAGE_MEMORY) is None
+    call_command("publish_indexes")
+    call_command("publish_indexes")  # a second run finds every index there and changes nothing
+    pointer = index_store.published(index_store.IMAGE_MEMORY)
+    assert index_store._Bucket().versions(index_store.IMAGE_MEMORY) == [pointer["version"]]
+    on_a = sorted(index_store.TEXT.files())
+    assert "text.faiss" in on_a and any(n.startswith("text-sentences-") for n in on_a)
+    assert index_store.published(index_store.TEXT)["files"] == on_a
+    hosts.on("b")
+    assert index_store.pull(index_store.IMAGE_MEMORY) and index_store.pull(index_store.TEXT)
+    assert len(open_memory(str(hosts.on("b")), image_memory.options())) == 4
