@@ -162,6 +162,12 @@ def held_version(kind) -> str | None:
         return None
 
 
+def _holds(kind, pointer: dict) -> bool:
+    """Whether this host's copy is the pointer's version, its files all there (a copy an
+    operator deleted is downloaded again)."""
+    return pointer["version"] == held_version(kind) and set(pointer["files"]) <= set(kind.files())
+
+
 def _hold(kind, version: str) -> None:
     with replacing(_state_dir() / kind.name) as partial:
         partial.write_text(version, encoding="utf-8")
@@ -195,7 +201,7 @@ def pull(kind, *, strict: bool = False) -> bool:
     try:
         bucket = _Bucket()
         pointer = bucket.pointer(kind)
-        if pointer is None or pointer["version"] == held_version(kind):
+        if pointer is None or _holds(kind, pointer):
             return False
         with _host_lock(kind):
             return _pull_held(bucket, kind)
@@ -212,7 +218,7 @@ def _pull_held(bucket: _Bucket, kind) -> bool:
     """``pull`` with the host lock held: the pointer again (another process of this host may
     have pulled meanwhile), and its files into a folder beside the copy."""
     pointer = bucket.pointer(kind)
-    if pointer is None or pointer["version"] == held_version(kind):
+    if pointer is None or _holds(kind, pointer):
         return False
     folder = kind.folder()
     folder.mkdir(parents=True, exist_ok=True)

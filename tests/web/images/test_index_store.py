@@ -214,3 +214,14 @@ def test_publish_indexes_moves_a_single_host_site_into_the_store(hosts, settings
     hosts.on("b")
     assert index_store.pull(index_store.IMAGE_MEMORY) and index_store.pull(index_store.TEXT)
     assert len(open_memory(str(hosts.on("b")), image_memory.options())) == 4
+
+
+def test_a_copy_deleted_on_a_host_is_downloaded_again(hosts, tmp_path):
+    hosts.on("a")
+    image_import.run_import(*folder_per_study(tmp_path / "one", n=2))
+    folder = hosts.on("b")
+    assert index_store.pull(index_store.TEXT) is True
+    (folder / "text.faiss").unlink()
+    assert index_store.pull(index_store.TEXT) is True
+    assert (folder / "text.faiss").exists()
+    assert index_store.pull(index_store.TEXT) is False
