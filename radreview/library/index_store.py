@@ -222,7 +222,9 @@ def _pull_held(bucket: _Bucket, kind) -> bool:
         return False
     folder = kind.folder()
     folder.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(dir=folder, prefix=".pull-"))
+    for left in folder.glob(f".pull-{kind.name}-*"):  # a pull killed midway, under this lock
+        shutil.rmtree(left, ignore_errors=True)
+    staging = Path(tempfile.mkdtemp(dir=folder, prefix=f".pull-{kind.name}-"))
     try:
         for name in pointer["files"]:
             key = bucket.key(kind.name, pointer["version"], name)

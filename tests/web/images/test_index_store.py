@@ -225,3 +225,13 @@ def test_a_copy_deleted_on_a_host_is_downloaded_again(hosts, tmp_path):
     assert index_store.pull(index_store.TEXT) is True
     assert (folder / "text.faiss").exists()
     assert index_store.pull(index_store.TEXT) is False
+
+
+def test_a_pull_killed_midway_leaves_nothing_behind_after_the_next(hosts, tmp_path):
+    hosts.on("a")
+    image_import.run_import(*folder_per_study(tmp_path / "one", n=2))
+    folder = hosts.on("b")
+    (folder / ".pull-text-killed").mkdir(parents=True)
+    (folder / ".pull-text-killed" / "text.faiss").write_bytes(b"half")
+    assert index_store.pull(index_store.TEXT) is True
+    assert sorted(p.name for p in folder.iterdir() if p.name.startswith(".pull-")) == []
