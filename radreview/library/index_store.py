@@ -48,7 +48,8 @@ from workers.imagememory.memory import (
 logger = logging.getLogger(__name__)
 
 POINTER = "CURRENT"
-FAILURES = (BotoCoreError, ClientError, OSError)
+# ValueError, KeyError: a pointer that is not the JSON object a publish writes.
+FAILURES = (BotoCoreError, ClientError, OSError, ValueError, KeyError)
 
 
 class IndexStoreError(ServiceError):
