@@ -235,3 +235,26 @@ def test_a_pull_killed_midway_leaves_nothing_behind_after_the_next(hosts, tmp_pa
     (folder / ".pull-text-killed" / "text.faiss").write_bytes(b"half")
     assert index_store.pull(index_store.TEXT) is True
     assert sorted(p.name for p in folder.iterdir() if p.name.startswith(".pull-")) == []
+
+
+def test_the_s3_setting_gives_the_indexes_a_prefix_of_their_own_in_the_bucket(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    from django.conf import settings
+
+    environment = {**os.environ, "RADREVIEW_DATA_DIR": str(tmp_path), "RADREVIEW_S3_BUCKET": "b"}
+    code = ("import json; from radreview import settings as s; "
+            "print(json.dumps({k: v['OPTIONS'] for k, v in s.STORAGES.items() if 'OPTIONS' in v}))")
+    storages_of = {}
+    for mode in ("filesystem", "s3"):
+        out = subprocess.run([sys.executable, "-c", code], env={
+            **environment, "RADREVIEW_MEDIA_STORE": mode}, cwd=settings.BASE_DIR,
+            capture_output=True, text=True, check=True).stdout
+        storages_of[mode] = json.loads(out)
+    assert "indexes" not in storages_of["filesystem"]
+    indexes = storages_of["s3"]["indexes"]
+    assert (indexes["bucket_name"], indexes["location"]) == ("b", "indexes")
+    assert all(options.get("location") != "indexes"  # media never mixed with the indexes
+               for name, options in storages_of["s3"].items() if name != "indexes")
