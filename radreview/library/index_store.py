@@ -215,11 +215,14 @@ def pull(kind, *, strict: bool = False) -> bool:
         return False
 
 
-def _pull_held(bucket: _Bucket, kind) -> bool:
+def _pull_held(bucket: _Bucket, kind, *, writer: bool = False) -> bool:
     """``pull`` with the host lock held: the pointer again (another process of this host may
-    have pulled meanwhile), and its files into a folder beside the copy."""
+    have pulled meanwhile), and its files into a folder beside the copy. A writer whose copy
+    is the current version but lacks files does not download them: an operator deleted them
+    to have them made again (the text index after a change of text embedder)."""
     pointer = bucket.pointer(kind)
-    if pointer is None or _holds(kind, pointer):
+    if pointer is None or pointer["version"] == held_version(kind) and (
+            writer or _holds(kind, pointer)):
         return False
     folder = kind.folder()
     folder.mkdir(parents=True, exist_ok=True)
@@ -249,7 +252,7 @@ def writing(kind) -> Iterator[Callable[[], str | None]]:
     with _host_lock(kind):
         bucket = _Bucket()
         try:
-            _pull_held(bucket, kind)
+            _pull_held(bucket, kind, writer=True)
         except FAILURES as exc:
             raise IndexStoreError(f"The {kind.name} index could not be read from the object "
                                   f"store ({type(exc).__name__}: {exc}); nothing was changed."

@@ -258,3 +258,12 @@ def test_the_s3_setting_gives_the_indexes_a_prefix_of_their_own_in_the_bucket(tm
     assert (indexes["bucket_name"], indexes["location"]) == ("b", "indexes")
     assert all(options.get("location") != "indexes"  # media never mixed with the indexes
                for name, options in storages_of["s3"].items() if name != "indexes")
+
+
+def test_a_text_index_deleted_to_be_made_again_is_re_embedded_and_published(hosts, tmp_path):
+    hosts.on("a")
+    image_import.run_import(*folder_per_study(tmp_path / "one", n=2))
+    before = index_store.published(index_store.TEXT)["version"]
+    (hosts.on("a") / "text.faiss").unlink()  # what docs/audit.md says after a new embedder
+    assert text_library.sync_index() == 2  # not downloaded again: every report re-embedded
+    assert index_store.published(index_store.TEXT)["previous"] == before
