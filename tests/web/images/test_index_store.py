@@ -2,6 +2,7 @@
 a build on one host is pulled and queried by another with an empty INDEX_DIR."""
 from __future__ import annotations
 
+import io
 import os
 import secrets
 
@@ -267,3 +268,27 @@ def test_a_text_index_deleted_to_be_made_again_is_re_embedded_and_published(host
     (hosts.on("a") / "text.faiss").unlink()  # what docs/audit.md says after a new embedder
     assert text_library.sync_index() == 2  # not downloaded again: every report re-embedded
     assert index_store.published(index_store.TEXT)["previous"] == before
+
+
+def test_the_trained_phrase_retriever_reaches_the_stage_of_another_host(hosts, settings,
+                                                                         tmp_path):
+    from radreview.jobs.models import Job
+    from radreview.jobs.stages import STAGES
+    from workers.pipeline import RoleModels
+
+    from .test_views import study_with_image
+
+    hosts.on("a")
+    image_import.run_import(*folder_per_study(tmp_path / "one", n=4))
+    call_command("train_phrase_retriever", "--epochs", "2", "--d-model", "32", "--queries", "6",
+                 "--layers", "1", "--batch-size", "4", stdout=io.StringIO(),
+                 stderr=io.StringIO())
+    trained = settings.RARRG_RETRIEVER_CHECKPOINT.read_bytes()
+    settings.RARRG_RETRIEVER = "trained"
+    study, _ = study_with_image()
+    job = Job.objects.create(study=study, stage="rarrg", order=0, state=Job.State.RUNNING)
+    adapter = STAGES["rarrg"]
+    hosts.on("b")
+    result = adapter.compute(adapter.load(job), RoleModels(adapter.roles), lambda *a: None)
+    assert settings.RARRG_RETRIEVER_CHECKPOINT.read_bytes() == trained
+    assert result.retriever == "trained" and result.neighbours
