@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 import os
 import secrets
+import threading
+import time
 
 import pytest
 from botocore.exceptions import EndpointConnectionError
@@ -292,3 +294,28 @@ def test_the_trained_phrase_retriever_reaches_the_stage_of_another_host(hosts, s
     result = adapter.compute(adapter.load(job), RoleModels(adapter.roles), lambda *a: None)
     assert settings.RARRG_RETRIEVER_CHECKPOINT.read_bytes() == trained
     assert result.retriever == "trained" and result.neighbours
+
+
+def test_processes_of_one_host_pulling_at_once_download_once(hosts, tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    hosts.on("a")
+    image_import.run_import(*folder_per_study(tmp_path / "one", n=2))
+    folder = hosts.on("b")
+    start = threading.Barrier(4)
+
+    def slow_download(params, **kwargs):
+        if not params["Key"].endswith("/CURRENT"):
+            time.sleep(0.5)  # a download long enough for every thread to read the pointer
+
+    def worker(_):
+        index_store._Bucket().client.meta.events.register(
+            "before-parameter-build.s3.GetObject", slow_download)
+        start.wait()
+        return index_store.pull(index_store.IMAGE_MEMORY)
+
+    with ThreadPoolExecutor(4) as pool:  # each thread its own client and lock handle
+        pulled = list(pool.map(worker, range(4)))
+    assert sorted(pulled) == [False, False, False, True]
+    assert sorted(p.name for p in (folder / "image_memory").iterdir()
+                  if p.name.startswith("gen-")) == ["gen-000001"]
