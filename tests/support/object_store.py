@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sysconfig
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import boto3
@@ -19,7 +20,7 @@ REGION = "us-east-1"
 CREDENTIALS = {"aws_access_key_id": "radreview-test", "aws_secret_access_key": "radreview-test"}
 
 
-def start(port: int) -> tuple[str, callable]:
+def start(port: int) -> tuple[str, Callable[[], None]]:
     binary = Path(sysconfig.get_path("scripts")) / "moto_server"
     process = subprocess.Popen([str(binary), "-H", "127.0.0.1", "-p", str(port)],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
