@@ -85,6 +85,12 @@ if MEDIA_STORE == "s3":
     }
     STORAGES["default"] = {"BACKEND": "storages.backends.s3.S3Storage",
                            "OPTIONS": {**S3_OPTIONS, "location": "media"}}
+    # The reference indexes (INDEX_DIR is then each host's cache of them): every published
+    # version has a name of its own and only the small pointer naming the current one is
+    # overwritten (radreview/library/index_store.py; docs/images.md, "Reference indexes in
+    # the object store").
+    STORAGES["indexes"] = {"BACKEND": "storages.backends.s3.S3Storage",
+                           "OPTIONS": {**S3_OPTIONS, "location": "indexes"}}
 STATICFILES_DIRS = [BASE_DIR / "static"]
 
 
@@ -489,7 +495,8 @@ ORPHAN_UPLOAD_SECONDS = env_int("RADREVIEW_ORPHAN_UPLOAD_SECONDS", 3600)
 
 # --- Reference libraries -------------------------------------------------------------------
 
-# FAISS indexes of the reference library (text reports, images) live here.
+# FAISS indexes of the reference library (text reports, images) live here; with
+# RADREVIEW_MEDIA_STORE=s3 the bucket holds them and this folder is the host's copy.
 INDEX_DIR = Path(os.environ.get("RADREVIEW_INDEX_DIR", DATA_DIR / "indexes")).resolve()
 HNSW_M = env_int("RADREVIEW_HNSW_M", 32)
 HNSW_EF_CONSTRUCTION = env_int("RADREVIEW_HNSW_EF_CONSTRUCTION", 200)

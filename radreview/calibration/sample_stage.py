@@ -11,6 +11,7 @@ from django.conf import settings
 from radreview.audit.services import record_event
 from radreview.compare import services as drafting
 from radreview.jobs.stages import Stage
+from radreview.library import index_store
 from radreview.studies.models import Image, Report
 from radreview.studies.storage import original_path
 from workers.backends import registry
@@ -20,6 +21,7 @@ from workers.radflag import stages
 def load(job) -> stages.SampleInputs:
     study = job.study
     uploaded = study.reports.filter(kind=Report.Kind.UPLOADED).exists()
+    index_store.pull(index_store.IMAGE_MEMORY)  # the built-in retrieval generator's
     images = tuple(
         stages.ImageForSampling(path=str(original_path(image)), kind=image.kind,
                                 view="" if image.view == Image.View.UNKNOWN else image.view)

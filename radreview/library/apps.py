@@ -4,6 +4,8 @@ from django.conf import settings
 from radreview.jobs.stages import declare
 from workers.backends import registry
 
+from . import index_store
+
 
 class LibraryConfig(AppConfig):
     name = "radreview.library"
@@ -15,6 +17,7 @@ class LibraryConfig(AppConfig):
         def load_builtin_generator():
             from workers.rarrg.generator import load_builtin_generator as load  # noqa: PLC0415 - defer the image memory to the first probe
 
+            index_store.pull(index_store.IMAGE_MEMORY)
             return load(settings.INDEX_DIR, encoder=registry.image_encoder())
 
         registry.set_builtin_generator_loader(load_builtin_generator)

@@ -51,7 +51,7 @@ from workers.imagememory import (
 from workers.jsonl import JsonlError, numbered_jsonl
 from workers.pipeline import Progress, no_progress
 
-from . import image_memory, text_library
+from . import image_memory, index_store, text_library
 from .models import ReferenceImage, ReferenceStudy
 
 logger = logging.getLogger(__name__)
@@ -354,7 +354,7 @@ def run_import(images_dir: str | Path, reports_file: str | Path, *, source: str 
     total = sum(len(refs) for refs in matched.values())
     done = 0
     directory = image_memory.directory()
-    with memory_lock(directory):
+    with index_store.writing(index_store.IMAGE_MEMORY) as publish, memory_lock(directory):
         memory = ImageMemory.open(directory, **image_memory.options())
         memory.set_encoder(roles["encoder"])  # refuses a memory built with another encoder
         pending: list[LibraryStudy] = []
@@ -367,6 +367,7 @@ def run_import(images_dir: str | Path, reports_file: str | Path, *, source: str 
                                                   media_root=settings.MEDIA_ROOT, **roles)
                 pending.clear()
             memory.save()
+            publish()
             since_save = 0
 
         for record in records:
@@ -427,9 +428,7 @@ def handle_image_import(command, options) -> bool:
     try:
         summary = run_import(options["images"], options["reports"],
                              source=options.get("images_source") or "site", progress=progress)
-    except ImportRefused as exc:
-        raise CommandError(exc.message) from None
-    except ImageMemoryError as exc:
+    except (ImportRefused, ImageMemoryError, index_store.IndexStoreError) as exc:
         raise CommandError(exc.message) from None
     lines = summary.lines()
     command.stdout.write(lines[0])

@@ -16,7 +16,7 @@ from radreview.jobs.models import Job
 from radreview.jobs.stages import Stage
 from workers.pipeline import StageError
 
-from . import image_memory
+from . import image_memory, index_store
 from .image_import import ImportRefused, run_import
 from .upload import unpack_archive
 
@@ -39,7 +39,7 @@ def compute(params: dict, models, progress) -> dict:
             images, reports = str(folder), str(reports_file)
         summary = run_import(images, reports, source=params.get("source") or "site",
                              progress=progress)
-    except ImportRefused as exc:
+    except (ImportRefused, index_store.IndexStoreError) as exc:
         raise StageError(exc.message) from None
     finally:
         if cleanup is not None:
@@ -59,7 +59,10 @@ def rebuild_load(job: Job) -> dict:
 
 def rebuild_compute(params: dict, models, progress) -> dict:
 
-    memory = image_memory.rebuild(progress)
+    try:
+        memory = image_memory.rebuild(progress)
+    except index_store.IndexStoreError as exc:
+        raise StageError(exc.message) from None
     return {"images": len(memory), "studies": len(memory.studies),
             "encoder": memory.encoder.name if memory.encoder else None,
             "index_kind": memory.index_kind, "generation": memory.generation}

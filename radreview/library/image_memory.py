@@ -25,6 +25,7 @@ from workers.imagememory import (
 )
 from workers.pipeline import Progress, no_progress
 
+from . import index_store
 from .models import ReferenceImage, ReferenceStudy
 
 
@@ -64,7 +65,7 @@ def rebuild(progress: Progress = no_progress, batch: int = 500) -> ImageMemory:
     roles = _roles()
     ids = list(ReferenceStudy.objects.filter(images__isnull=False).distinct()
                .order_by("pk").values_list("pk", flat=True))
-    with memory_lock(directory()):
+    with index_store.writing(index_store.IMAGE_MEMORY) as publish, memory_lock(directory()):
         memory = ImageMemory(directory(), **options())
         memory.set_encoder(roles["encoder"])
         for start in range(0, len(ids), batch):
@@ -79,6 +80,7 @@ def rebuild(progress: Progress = no_progress, batch: int = 500) -> ImageMemory:
             add_to_memory(memory, studies, media_root=settings.MEDIA_ROOT, progress=step,
                           **roles)
         memory.save()
+        publish()
     progress(1.0, f"{len(memory)} images in the rebuilt memory")
     return memory
 
@@ -104,14 +106,19 @@ class MemoryStatus:
 
 
 def status() -> MemoryStatus:
-    """The memory's counts and encoder from its summary file (no index is loaded)."""
+    """The memory's counts and encoder from its summary (no index is loaded): the published
+    version's, from the object store, else this host's."""
     reference_images = ReferenceImage.objects.count()
     with_images = ReferenceStudy.objects.filter(images__isnull=False).distinct().count()
     try:
-        summary = read_summary(directory()) or {}
+        pointer = index_store.published(index_store.IMAGE_MEMORY)
+        summary = pointer["meta"] if pointer else read_summary(directory()) or {}
     except ImageMemoryError as exc:
         return MemoryStatus(0, 0, 0, None, None, None, None, "exact", None, reference_images,
                             with_images, exc.message)
+    except index_store.FAILURES as exc:
+        return MemoryStatus(0, 0, 0, None, None, None, None, "exact", None, reference_images,
+                            with_images, f"The object store cannot be read ({type(exc).__name__}).")
     encoder = summary.get("encoder") or {}
     return MemoryStatus(summary.get("images", 0), summary.get("studies", 0),
                         summary.get("phrases", 0), encoder.get("name"), encoder.get("dim"),

@@ -11,6 +11,7 @@ from workers.detectors import builtin
 from workers.pipeline import StageError
 from workers.study import StudyContext
 
+from . import index_store
 from .models import StudyRetrieval
 from .retrieval_stage import run_or_skip, skipped, study_images, with_thumbnail
 
@@ -20,9 +21,11 @@ SOURCE = "rarrg"
 def load(job):
     report = job.study.audited_report
     checkpoint = settings.RARRG_RETRIEVER_CHECKPOINT
-    if settings.RARRG_RETRIEVER == "trained" and not checkpoint.exists():
-        raise StageError(f"RADREVIEW_RARRG_RETRIEVER is 'trained' but {checkpoint} does not "
-                         "exist: run python manage.py train_phrase_retriever first.")
+    if settings.RARRG_RETRIEVER == "trained":
+        index_store.pull(index_store.PHRASE_RETRIEVER)
+        if not checkpoint.exists():
+            raise StageError(f"RADREVIEW_RARRG_RETRIEVER is 'trained' but {checkpoint} does "
+                             "not exist: run python manage.py train_phrase_retriever first.")
 
     options = {"neighbours": settings.RARRG_NEIGHBOURS,
                "threshold": settings.RARRG_SELECTION_THRESHOLD,

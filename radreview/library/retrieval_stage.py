@@ -11,6 +11,7 @@ from workers.imagememory import QueryImage
 from workers.imagememory.access import MemoryUnavailable
 from workers.study.images import StudyImages
 
+from . import index_store
 from .image_memory import options
 
 
@@ -24,6 +25,7 @@ def study_images(study) -> StudyImages | None:
     queries = query_images(study)
     if not queries:
         return None
+    index_store.pull(index_store.IMAGE_MEMORY)
     return StudyImages(queries, index_dir=index_dir(), media_root=str(settings.MEDIA_ROOT),
                        memory_options=memory_options())
 

@@ -41,6 +41,7 @@ from workers.library.vectors import SentenceVectors, report_vectors, vector_file
 from workers.pipeline import Progress, no_progress
 from workers.retrieval.index import HnswParams, VectorIndex
 
+from . import index_store
 from .models import ReferenceStudy
 
 logger = logging.getLogger(__name__)
@@ -217,19 +218,30 @@ def _open_index(dim: int):
 
 def _add_vectors(ids: list[int], vectors: np.ndarray) -> None:
     """Add the new rows' vectors, then embed any other row the index lacks."""
-    if ids:
-        with _lock:
-            index = _open_index(vectors.shape[1])
-            present = set(index.ids().tolist())
-            keep = [i for i, row_id in enumerate(ids) if row_id not in present]
-            if keep:
-                index.add([ids[i] for i in keep], vectors[keep])
-                index.save(index_path())
-    sync_index()
+    with index_store.writing(index_store.TEXT) as publish:
+        keep = []
+        if ids:
+            with _lock:
+                index = _open_index(vectors.shape[1])
+                present = set(index.ids().tolist())
+                keep = [i for i, row_id in enumerate(ids) if row_id not in present]
+                if keep:
+                    index.add([ids[i] for i in keep], vectors[keep])
+                    index.save(index_path())
+        if _sync_index(no_progress) or keep:
+            publish()
 
 
 def sync_index(progress: Progress = no_progress) -> int:
     """Embed the rows the index lacks; returns how many were added."""
+    with index_store.writing(index_store.TEXT) as publish:
+        added = _sync_index(progress)
+        if added:
+            publish()
+        return added
+
+
+def _sync_index(progress: Progress) -> int:
     with _lock:
         embedder = _embedder()
         index = _open_index(embedder.dim)
@@ -269,6 +281,7 @@ def load_text_library() -> TextLibrary:
     """The library of every reference report with a text, and its index (per-process cache,
     renewed when rows are added or removed or the index file changes)."""
     global _cached
+    index_store.pull(index_store.TEXT)
     path = index_path()
     rows = ReferenceStudy.objects.exclude(report="")
     counted = rows.aggregate(count=Count("pk"), last=Max("pk"))  # one round trip, not two

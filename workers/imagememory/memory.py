@@ -378,9 +378,7 @@ class ImageMemory:
     def save(self) -> str:
         """Write a new generation and make it current; returns its name."""
         self.directory.mkdir(parents=True, exist_ok=True)
-        previous = _read_current(self.directory)
-        number = int(previous.split("-")[1]) + 1 if previous else 1
-        name = f"gen-{number:06d}"
+        name = _next_generation(self.directory)
         staging = Path(tempfile.mkdtemp(dir=self.directory, prefix=".staging-"))
         try:
             if self._index is not None:
@@ -402,19 +400,46 @@ class ImageMemory:
                        "studies": len(manifest["studies"]), "phrases": len(manifest["phrases"]),
                        "generation": name}
             (staging / _SUMMARY).write_text(json.dumps(summary), encoding="utf-8")
-            target = self.directory / name
-            if target.exists():
-                shutil.rmtree(target)
-            os.replace(staging, target)
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
-        pointer = self.directory / f".{_CURRENT}.partial"
-        pointer.write_text(name, encoding="utf-8")
-        os.replace(pointer, self.directory / _CURRENT)
-        self.generation = name
-        _prune(self.directory, name)
-        return name
+        self.generation = install_generation(self.directory, staging, name)
+        return self.generation
+
+
+def install_generation(directory: str | os.PathLike, staging: str | os.PathLike,
+                       name: str | None = None) -> str:
+    """Make the complete generation in ``staging`` (a folder inside ``directory``) the current
+    one under ``name`` (default: the next number) and return its name. Saves use it, and so
+    does a host copying a generation from the object store (radreview/library/index_store)."""
+    directory, staging = Path(directory), Path(staging)
+    name = name or _next_generation(directory)
+    target = directory / name
+    try:
+        if target.exists():
+            shutil.rmtree(target)
+        os.replace(staging, target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    pointer = directory / f".{_CURRENT}.partial"
+    pointer.write_text(name, encoding="utf-8")
+    os.replace(pointer, directory / _CURRENT)
+    _prune(directory, name)
+    return name
+
+
+def generation_files(directory: str | os.PathLike) -> dict[str, Path]:
+    """The files of the current generation by name; empty when there is none."""
+    generation = _read_current(Path(directory))
+    if generation is None:
+        return {}
+    return {p.name: p for p in sorted((Path(directory) / generation).iterdir()) if p.is_file()}
+
+
+def _next_generation(directory: Path) -> str:
+    previous = _read_current(directory)
+    return f"gen-{int(previous.split('-')[1]) + 1 if previous else 1:06d}"
 
 
 def read_summary(directory: str | os.PathLike) -> dict | None:

@@ -12,7 +12,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from radreview.library import image_memory
+from radreview.library import image_memory, index_store
 from radreview.library.models import ReferenceStudy
 from workers.imagememory import ImageMemory
 from workers.vrag.finetune import TASKS, build_tasks, make_study
@@ -33,6 +33,10 @@ class Command(BaseCommand):
 
         if options["k"] < 2:
             raise CommandError("--k must be at least 2")
+        try:
+            index_store.pull(index_store.IMAGE_MEMORY, strict=True)
+        except index_store.IndexStoreError as exc:
+            raise CommandError(exc.message) from exc
         memory = ImageMemory.open(image_memory.directory(), **image_memory.options())
         studies, image_of = [], {}
         for study in ReferenceStudy.objects.prefetch_related("images"):

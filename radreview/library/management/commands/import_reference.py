@@ -11,7 +11,7 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from radreview.library import image_import, text_library
+from radreview.library import image_import, index_store, text_library
 
 
 class Command(BaseCommand):
@@ -43,7 +43,7 @@ class Command(BaseCommand):
             return
         try:
             result = text_library.import_reference(source, path, progress=self._progress_bar())
-        except text_library.LibraryImportError as exc:
+        except (text_library.LibraryImportError, index_store.IndexStoreError) as exc:
             raise CommandError(exc.message) from exc
         finally:
             self._close_bar()

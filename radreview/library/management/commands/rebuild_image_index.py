@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from radreview.library import image_memory
+from radreview.library import image_memory, index_store
 from radreview.library.models import ReferenceImage
 
 
@@ -30,7 +30,10 @@ class Command(BaseCommand):
                 last[0] = step
                 self.stderr.write(f"{fraction:4.0%} {note}")
 
-        memory = image_memory.rebuild(progress)
+        try:
+            memory = image_memory.rebuild(progress)
+        except index_store.IndexStoreError as exc:
+            raise CommandError(exc.message) from exc
         encoder = memory.encoder
         self.stdout.write(
             f"Rebuilt the image memory: {len(memory)} images of {len(memory.studies)} studies, "

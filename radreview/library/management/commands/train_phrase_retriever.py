@@ -12,7 +12,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from radreview.library import image_memory
+from radreview.library import image_memory, index_store
 from workers.imagememory import ImageMemory, load_pixels, resolve
 from workers.rarrg.retriever import save_checkpoint, train_on_memory
 
@@ -39,6 +39,10 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         from workers.imaging import describe  # noqa: PLC0415 - defer pydicom/scipy
 
+        try:
+            index_store.pull(index_store.IMAGE_MEMORY, strict=True)
+        except index_store.IndexStoreError as exc:
+            raise CommandError(exc.message) from exc
         memory = ImageMemory.open(image_memory.directory(), **image_memory.options())
         if memory.is_empty or not memory.phrases:
             raise CommandError("The image memory is empty or has no key phrases: import "
@@ -61,7 +65,15 @@ class Command(BaseCommand):
             progress=progress, queries=options["queries"], d_model=options["d_model"],
             layers=options["layers"], noise=options["noise"])
         output = options["output"] or settings.RARRG_RETRIEVER_CHECKPOINT
-        save_checkpoint(model, output)
+        if Path(output) != Path(settings.RARRG_RETRIEVER_CHECKPOINT):
+            save_checkpoint(model, output)  # a file of the operator's, not the site's
+        else:
+            try:
+                with index_store.writing(index_store.PHRASE_RETRIEVER) as publish:
+                    save_checkpoint(model, output)
+                    publish()
+            except index_store.IndexStoreError as exc:
+                raise CommandError(exc.message) from exc
         first = sum(losses[:5]) / max(1, len(losses[:5]))
         last_loss = sum(losses[-5:]) / max(1, len(losses[-5:]))
         self.stdout.write(
