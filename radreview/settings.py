@@ -70,6 +70,8 @@ STORAGES = {
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 if MEDIA_STORE == "s3":
+    # The media's folder in the bucket ("media"; the tests give each test one of its own).
+    MEDIA_PREFIX = os.environ.get("RADREVIEW_S3_MEDIA_PREFIX", "media")
     S3_OPTIONS = {
         "bucket_name": os.environ.get("RADREVIEW_S3_BUCKET", "radreview"),
         "endpoint_url": os.environ.get("RADREVIEW_S3_ENDPOINT") or None,
@@ -84,7 +86,7 @@ if MEDIA_STORE == "s3":
         "querystring_expire": env_int("RADREVIEW_S3_URL_SECONDS", 300),
     }
     STORAGES["default"] = {"BACKEND": "storages.backends.s3.S3Storage",
-                           "OPTIONS": {**S3_OPTIONS, "location": "media"}}
+                           "OPTIONS": {**S3_OPTIONS, "location": MEDIA_PREFIX}}
 STATICFILES_DIRS = [BASE_DIR / "static"]
 
 

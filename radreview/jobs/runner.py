@@ -23,6 +23,7 @@ from django.utils import timezone
 
 from radreview.audit.services import record_event
 from radreview.longlived import freeze_after_first
+from radreview.studies import storage
 from radreview.studies.models import Study
 from workers.pipeline import RoleModels
 
@@ -169,7 +170,8 @@ def run_claimed(job: Job, token: uuid.UUID, *, chain: bool = False,
     logger.info("job %s (%s) started, attempt %s", job.pk, job, job.attempts)
     try:
         progress = ProgressReporter(job.pk, token)
-        with Heartbeat(job.pk, token):
+        # Files fetched from the object store for the stage's code go when the stage ends.
+        with Heartbeat(job.pk, token), storage.local_copies():
             result = stage.compute(stage.load(job), RoleModels(stage.roles), progress)
         finished = finish(job, token, lambda: stage.store(job, result), note=progress.final_note,
                           runs_here=job.queue if chain else None)
