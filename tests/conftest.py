@@ -1,8 +1,6 @@
 """Fixtures shared by the whole suite: users, logged-in clients, a real Celery worker."""
 from __future__ import annotations
 
-import uuid
-
 import pytest
 from knox.models import AuthToken
 from rest_framework.test import APIClient
@@ -10,6 +8,7 @@ from rest_framework.test import APIClient
 from radreview.accounts.models import User
 
 from . import factories
+from .support import media
 from .support.two_factor import verified_login
 
 
@@ -19,10 +18,8 @@ def media_root(settings, tmp_path):
     started by the test get the same folders through the environment)."""
     settings.MEDIA_ROOT = tmp_path / "media"
     settings.INDEX_DIR = tmp_path / "indexes"
-    if settings.MEDIA_STORE == "s3":  # media in the shared bucket: a folder of the test's own
-        default = settings.STORAGES["default"]
-        settings.STORAGES = {**settings.STORAGES, "default": {
-            **default, "OPTIONS": {**default["OPTIONS"], "location": f"tests/{uuid.uuid4().hex}"}}}
+    for name, value in media.overrides(media.own_folder()).items():  # a folder in the bucket
+        setattr(settings, name, value)
     return settings.MEDIA_ROOT
 
 

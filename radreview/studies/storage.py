@@ -15,7 +15,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from contextvars import ContextVar
 from pathlib import Path
 from typing import BinaryIO
@@ -193,6 +193,20 @@ def local_path(name: str) -> Path:
             shutil.copyfileobj(source, copy, CHUNK)
         os.replace(copy.name, target)
     return target
+
+
+def local_root(names) -> Path:
+    """A folder on this host under which each stored name of ``names`` lies, for code that
+    resolves names against a media root (the image memory's reference images): MEDIA_ROOT on
+    the filesystem; in the bucket's mode the ``local_copies()`` folder, the files fetched into
+    it. Absolute names and files not stored are left to that code, as on the filesystem."""
+    if not in_bucket():
+        return Path(settings.MEDIA_ROOT)
+    for name in names:
+        if not Path(name).is_absolute():
+            with suppress(FileNotFoundError):
+                local_path(name)
+    return _copies.get()
 
 
 def original_path(image) -> Path:

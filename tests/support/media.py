@@ -2,6 +2,8 @@
 second pass of scripts/test.sh): stored names, through the app's own storage module."""
 from __future__ import annotations
 
+import uuid
+
 from django.conf import settings
 
 from radreview.studies import storage
@@ -9,6 +11,21 @@ from radreview.studies import storage
 
 def in_bucket() -> bool:
     return storage.in_bucket()
+
+
+def own_folder() -> str:
+    """A folder of its own in the shared bucket, for a test or a module."""
+    return f"tests/{uuid.uuid4().hex}"
+
+
+def overrides(folder: str) -> dict:
+    """The settings that put the media under ``folder`` in the bucket (none on the filesystem,
+    where MEDIA_ROOT says where they are)."""
+    if settings.MEDIA_STORE != "s3":
+        return {}
+    default = settings.STORAGES["default"]
+    return {"STORAGES": {**settings.STORAGES, "default": {
+        **default, "OPTIONS": {**default["OPTIONS"], "location": folder}}}}
 
 
 def environment() -> dict[str, str]:
