@@ -24,6 +24,19 @@ def media_root(settings, tmp_path):
 
 
 @pytest.fixture
+def object_store(settings):
+    """A private S3-compatible server (moto's) holding this test's media, in either pass: for
+    tests that stop and start the store."""
+    from .support.object_store import ObjectStore
+
+    store = ObjectStore()
+    store.start()
+    media.point_at(settings, store, media.own_folder())
+    yield store
+    store.close()
+
+
+@pytest.fixture
 def radiologist(db) -> User:
     return factories.make_user(User.Role.RADIOLOGIST)
 

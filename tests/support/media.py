@@ -8,6 +8,8 @@ from django.conf import settings
 
 from radreview.studies import storage
 
+from .object_store import ACCESS_KEY, SECRET_KEY
+
 
 def in_bucket() -> bool:
     return storage.in_bucket()
@@ -33,8 +35,26 @@ def environment() -> dict[str, str]:
     test's media."""
     env = {"RADREVIEW_MEDIA_ROOT": str(settings.MEDIA_ROOT)}
     if in_bucket():
-        env["RADREVIEW_S3_MEDIA_PREFIX"] = settings.STORAGES["default"]["OPTIONS"]["location"]
+        options = settings.STORAGES["default"]["OPTIONS"]
+        env.update(RADREVIEW_MEDIA_STORE="s3", RADREVIEW_S3_MEDIA_PREFIX=options["location"],
+                   RADREVIEW_S3_ENDPOINT=options["endpoint_url"] or "",
+                   RADREVIEW_S3_BUCKET=options["bucket_name"],
+                   RADREVIEW_S3_ACCESS_KEY_ID=options["access_key"] or "",
+                   RADREVIEW_S3_SECRET_ACCESS_KEY=options["secret_key"] or "")
     return env
+
+
+def point_at(settings_fixture, store, folder: str) -> None:
+    """Media in ``store`` (tests.support.object_store.ObjectStore) under ``folder``, whatever
+    the pass: for tests that stop and start the store themselves."""
+    settings_fixture.MEDIA_STORE = "s3"
+    settings_fixture.STORAGES = {**settings.STORAGES, "default": {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {"bucket_name": store.bucket, "endpoint_url": store.endpoint,
+                    "region_name": "us-east-1", "access_key": ACCESS_KEY,
+                    "secret_key": SECRET_KEY, "file_overwrite": False, "default_acl": None,
+                    "querystring_auth": True, "querystring_expire": 300,
+                    "location": folder}}}
 
 
 def stored(folder: str = "") -> list[str]:
