@@ -85,8 +85,10 @@ if MEDIA_STORE == "s3":
         "querystring_auth": True,
         "querystring_expire": env_int("RADREVIEW_S3_URL_SECONDS", 300),
     }
+    from radreview.media.s3 import transfer_config  # noqa: PLC0415 - boto3 only with S3
     STORAGES["default"] = {"BACKEND": "storages.backends.s3.S3Storage",
-                           "OPTIONS": {**S3_OPTIONS, "location": MEDIA_PREFIX}}
+                           "OPTIONS": {**S3_OPTIONS, "location": MEDIA_PREFIX,
+                                       "transfer_config": transfer_config()}}
 STATICFILES_DIRS = [BASE_DIR / "static"]
 
 

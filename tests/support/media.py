@@ -6,6 +6,7 @@ import uuid
 
 from django.conf import settings
 
+from radreview.media.s3 import transfer_config
 from radreview.studies import storage
 
 from .object_store import ACCESS_KEY, SECRET_KEY
@@ -54,7 +55,7 @@ def point_at(settings_fixture, store, folder: str) -> None:
                     "region_name": "us-east-1", "access_key": ACCESS_KEY,
                     "secret_key": SECRET_KEY, "file_overwrite": False, "default_acl": None,
                     "querystring_auth": True, "querystring_expire": 300,
-                    "location": folder}}}
+                    "location": folder, "transfer_config": transfer_config()}}}
 
 
 def stored(folder: str = "") -> list[str]:
