@@ -127,15 +127,21 @@ def list_files(folder: str) -> Iterator[str]:
         yield from sorted(path.relative_to(root).as_posix() for path in base.rglob("*")
                           if path.is_file())
         return
-    pending = [_checked(folder).rstrip("/")] if folder else [""]
-    names = []
-    while pending:
-        current = pending.pop()
-        directories, files = default_storage.listdir(current)
-        prefix = f"{current}/" if current else ""
-        names += [prefix + name for name in files]
-        pending += [prefix + name for name in directories]
-    yield from sorted(names)
+    # One flat, paginated listing of the prefix (1000 names a request), where walking it with
+    # ``listdir`` would cost a request per upload folder.
+    location = default_storage.location.strip("/")
+    prefix = "/".join(part for part in (location, _checked(folder).strip("/") if folder else "")
+                      if part)
+    skip = len(location) + 1 if location else 0
+    yield from sorted(item.key[skip:] for item in default_storage.bucket.objects.filter(
+        Prefix=f"{prefix}/" if prefix else ""))
+
+
+def where() -> str:
+    """Where the media are, for a person: the folder, or the bucket and its folder."""
+    if not in_bucket():
+        return str(settings.MEDIA_ROOT)
+    return f"s3://{default_storage.bucket_name}/{default_storage.location}"
 
 
 def remove_folder(folder: str) -> None:
