@@ -109,8 +109,11 @@ def _foreign_originals() -> list[str]:
 def ensure() -> uuid.UUID:
     """This deployment's identity, created on first start; raise ``DeploymentMismatch`` when the
     database and the media folder belong to different deployments."""
-    row = Deployment.objects.filter(pk=Deployment.SINGLETON).first()
+    # The marker first: a starting process writes it only after its row is committed, so a
+    # marker seen here means the row is visible too (the other order let two processes
+    # starting at once see no row, then the other's fresh marker, and refuse).
     marker = read_marker()
+    row = Deployment.objects.filter(pk=Deployment.SINGLETON).first()
     root = storage.where()
     if marker is not None and row is not None:
         if marker.identity != str(row.identity):
