@@ -1,7 +1,7 @@
 """Window/level renders of study and reference images, made on demand and cached.
 
 A render is made from the original file through ``workers.imaging``'s presets (docs/imaging.md)
-and kept under ``MEDIA_ROOT/cache/renders/``; the cache key carries the file's SHA-256, so a
+and kept under ``cache/renders/`` of the media; the cache key carries the file's SHA-256, so a
 replaced file never serves a stale render. Deleting the folder is always safe.
 """
 from __future__ import annotations
