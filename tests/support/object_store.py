@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -51,6 +52,9 @@ class ObjectStore:
                             aws_access_key_id=ACCESS_KEY, aws_secret_access_key=SECRET_KEY)
 
     def start(self, create_bucket: bool = True) -> None:
+        with contextlib.suppress(OSError):  # a server left on the port would answer for ours
+            socket.create_connection(("127.0.0.1", self.port), 0.2).close()
+            raise RuntimeError(f"port {self.port} is taken: another object store is running")
         moto = Path(sys.executable).with_name("moto_server")
         self._log = (self.folder / "moto.log").open("ab")
         self.process = subprocess.Popen(
@@ -109,6 +113,9 @@ class ObjectStore:
 def main() -> None:
     """``python -m tests.support.object_store PORT``: scripts/services.sh's store, until killed."""
     store = ObjectStore(int(sys.argv[1]))
+    # scripts/services.sh stops it with SIGTERM: exit through ``finally``, so moto's server
+    # (in a session of its own) goes with it.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     store.start()
     print(store.endpoint, flush=True)
     try:
