@@ -10,6 +10,7 @@
 cd "$(dirname "$0")/.."
 set -euo pipefail
 source scripts/services.sh
+MEDIA_STORE=${MEDIA_STORE:-filesystem}  # the benches measure the embedded media folder
 
 start_services
 # The data directory, so a test can stop and start this PostgreSQL (tests/pipeline/test_outages*).

@@ -70,6 +70,8 @@ STORAGES = {
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 if MEDIA_STORE == "s3":
+    # The media's folder in the bucket ("media"; the tests give each test one of its own).
+    MEDIA_PREFIX = os.environ.get("RADREVIEW_S3_MEDIA_PREFIX", "media")
     S3_OPTIONS = {
         "bucket_name": os.environ.get("RADREVIEW_S3_BUCKET", "radreview"),
         "endpoint_url": os.environ.get("RADREVIEW_S3_ENDPOINT") or None,
@@ -83,14 +85,19 @@ if MEDIA_STORE == "s3":
         "querystring_auth": True,
         "querystring_expire": env_int("RADREVIEW_S3_URL_SECONDS", 300),
     }
+    from radreview.media.s3 import transfer_config  # noqa: PLC0415 - boto3 only with S3
     STORAGES["default"] = {"BACKEND": "storages.backends.s3.S3Storage",
-                           "OPTIONS": {**S3_OPTIONS, "location": "media"}}
+                           "OPTIONS": {**S3_OPTIONS, "location": MEDIA_PREFIX,
+                                       "transfer_config": transfer_config()}}
     # The reference indexes (INDEX_DIR is then each host's cache of them): every published
     # version has a name of its own and only the small pointer naming the current one is
     # overwritten (radreview/library/index_store.py; docs/images.md, "Reference indexes in
-    # the object store").
+    # the object store"). Their folder beside the media's ("indexes"; the tests give each
+    # test one of its own), never inside it, so the media's inventory never lists them.
+    INDEX_PREFIX = os.environ.get("RADREVIEW_S3_INDEX_PREFIX", "indexes")
     STORAGES["indexes"] = {"BACKEND": "storages.backends.s3.S3Storage",
-                           "OPTIONS": {**S3_OPTIONS, "location": "indexes"}}
+                           "OPTIONS": {**S3_OPTIONS, "location": INDEX_PREFIX,
+                                       "transfer_config": transfer_config()}}
 STATICFILES_DIRS = [BASE_DIR / "static"]
 
 

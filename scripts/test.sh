@@ -2,8 +2,8 @@
 # Run the whole test suite, as CI does, on a fresh machine:
 #   0. ruff, the house style of pyproject.toml;
 #   1. every test on the embedded default (SQLite + Celery over the filesystem broker);
-#   2. the Django tests (web, pipeline, browser) again on PostgreSQL + Redis, started here
-#      on loopback.
+#   2. the Django tests (web, pipeline, browser) again on PostgreSQL + Redis, with the media in
+#      an S3-compatible bucket (moto's server), started here on loopback.
 # Extra arguments go to pytest (e.g. scripts/test.sh tests/web -x).
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
@@ -24,7 +24,7 @@ say "Style: ruff (pyproject.toml)"
 say "All tests on the embedded default (SQLite + filesystem broker)"
 "$VENV/bin/pytest" "$@"
 
-say "Web, pipeline and browser tests on PostgreSQL + Redis"
+say "Web, pipeline and browser tests on PostgreSQL + Redis, media in an S3 bucket (moto)"
 start_services
 if [ $# -eq 0 ]; then
   "$VENV/bin/pytest" tests/web tests/pipeline tests/browser

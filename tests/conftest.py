@@ -8,6 +8,7 @@ from rest_framework.test import APIClient
 from radreview.accounts.models import User
 
 from . import factories
+from .support import media
 from .support.two_factor import verified_login
 
 
@@ -17,7 +18,22 @@ def media_root(settings, tmp_path):
     started by the test get the same folders through the environment)."""
     settings.MEDIA_ROOT = tmp_path / "media"
     settings.INDEX_DIR = tmp_path / "indexes"
+    for name, value in media.overrides(media.own_folder()).items():  # a folder in the bucket
+        setattr(settings, name, value)
     return settings.MEDIA_ROOT
+
+
+@pytest.fixture
+def object_store(settings):
+    """A private S3-compatible server (moto's) holding this test's media, in either pass: for
+    tests that stop and start the store."""
+    from .support.object_store import ObjectStore
+
+    store = ObjectStore()
+    store.start()
+    media.point_at(settings, store, media.own_folder())
+    yield store
+    store.close()
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from radreview.jobs.models import Job
 from radreview.jobs.stages import Stage
-from radreview.studies.storage import media_path
+from radreview.studies.storage import read_media
 from workers.radflag import calibration as crc
 
 from .services import CALIBRATE_STAGE
@@ -29,7 +29,7 @@ class CalibrationJob:
 def load(job: Job) -> CalibrationJob:
     params = job.params
     return CalibrationJob(
-        data=media_path(params["path"]).read_bytes(), file_name=params.get("file_name") or "upload",
+        data=read_media(params["path"]), file_name=params.get("file_name") or "upload",
         alpha=params["alpha"], target_report_rate=params.get("target_report_rate"),
         per_category=bool(params.get("per_category")),
     )

@@ -10,7 +10,6 @@ creation as a browser upload — and records the study or the refusal on the bat
 from __future__ import annotations
 
 import logging
-import shutil
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -24,7 +23,7 @@ from radreview.accounts.models import User
 from radreview.audit.services import record_event
 from radreview.studies.models import Image, Study
 from radreview.studies.services.upload import UploadRejected, UploadRequest, create_studies
-from radreview.studies.storage import media_path, write_media_atomically
+from radreview.studies.storage import open_media, remove_folder, write_media_atomically
 from workers import imaging
 
 from .models import InboundInstance, InboundStudy
@@ -132,7 +131,7 @@ def ingest(batch: InboundStudy) -> Study | None:
     if not won:
         return None
     instances = list(batch.instances.order_by("id"))
-    handles = [media_path(instance.path).open("rb") for instance in instances]
+    handles = [open_media(instance.path) for instance in instances]
     try:
         existing = Study.objects.filter(study_instance_uid=batch.study_instance_uid).first()
         if existing is not None:
@@ -167,4 +166,4 @@ def _finish(batch: InboundStudy, state: str, *, study: Study | None = None,
     InboundStudy.objects.filter(pk=batch.pk).update(state=state, study=study, error=error,
                                                     finished_at=timezone.now())
     # The study keeps its own copy of each file; a refused batch keeps nothing.
-    shutil.rmtree(media_path(f"{INBOX_FOLDER}/{batch.pk}"), ignore_errors=True)
+    remove_folder(f"{INBOX_FOLDER}/{batch.pk}")

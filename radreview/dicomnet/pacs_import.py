@@ -11,7 +11,6 @@ starting worker queues again an import whose worker died.
 from __future__ import annotations
 
 import logging
-import shutil
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -24,7 +23,7 @@ from radreview.jobs.models import Job
 from radreview.jobs.stages import Stage
 from radreview.studies.models import Study
 from radreview.studies.services.upload import UploadRequest, create_studies
-from radreview.studies.storage import media_path, write_media_atomically
+from radreview.studies.storage import open_media, remove_folder, write_media_atomically
 from workers.pipeline import StageError
 
 from . import pacs
@@ -78,7 +77,7 @@ def load(job: Job) -> ImportRequest:
 def compute(request: ImportRequest, models, progress) -> Retrieved:
     uid = request.study_instance_uid
     folder = f"{FOLDER}/{request.job_id}"
-    shutil.rmtree(media_path(folder), ignore_errors=True)  # an earlier, interrupted attempt
+    remove_folder(folder)  # an earlier, interrupted attempt
     try:
         progress(0.0, "Asking the PACS for the study's instances")
         wanted = pacs.instances(uid)
@@ -98,7 +97,7 @@ def compute(request: ImportRequest, models, progress) -> Retrieved:
                 f"{folder}/{instance.sop_instance_uid}.dcm", data))
             progress(number / len(wanted), f"{number} of {len(wanted)} instances retrieved")
     except BaseException:
-        shutil.rmtree(media_path(folder), ignore_errors=True)
+        remove_folder(folder)
         raise
     return Retrieved(uid, folder, tuple(files))
 
@@ -106,7 +105,7 @@ def compute(request: ImportRequest, models, progress) -> Retrieved:
 def store(job: Job, retrieved: Retrieved) -> dict:
     """Create the study from the retrieved files (raises UploadRejected with the upload's
     reason, which fails the job); the files go either way."""
-    handles = [media_path(path).open("rb") for path in retrieved.files]
+    handles = [open_media(path) for path in retrieved.files]
     try:
         study = Study.objects.filter(study_instance_uid=retrieved.study_instance_uid).first()
         already = study is not None  # imported meanwhile by someone else
@@ -118,7 +117,7 @@ def store(job: Job, retrieved: Retrieved) -> dict:
     finally:
         for handle in handles:
             handle.close()
-        shutil.rmtree(media_path(retrieved.folder), ignore_errors=True)
+        remove_folder(retrieved.folder)
     logger.info("PACS import job %s: study %s (%s instances)%s", job.pk, study.pk,
                 len(retrieved.files), ", already there" if already else "")
     return {"study": study.pk, "instances": len(retrieved.files), "already": already,

@@ -23,6 +23,7 @@ from django.utils import timezone
 
 from radreview.audit.services import record_event
 from radreview.longlived import freeze_after_first
+from radreview.studies import storage
 from radreview.studies.models import Study
 from workers.pipeline import RoleModels
 
@@ -169,12 +170,16 @@ def run_claimed(job: Job, token: uuid.UUID, *, chain: bool = False,
     logger.info("job %s (%s) started, attempt %s", job.pk, job, job.attempts)
     try:
         progress = ProgressReporter(job.pk, token)
-        with Heartbeat(job.pk, token):
+        # Files fetched from the object store for the stage's code go when the stage ends.
+        with Heartbeat(job.pk, token), storage.local_copies():
             result = stage.compute(stage.load(job), RoleModels(stage.roles), progress)
         finished = finish(job, token, lambda: stage.store(job, result), note=progress.final_note,
                           runs_here=job.queue if chain else None)
     except Exception as exc:  # a stage failure is recorded on its job, never lost
-        fail(job, token, exc)
+        if storage.unavailable(exc):
+            wait_for_store(job, token)
+        else:
+            fail(job, token, exc)
         return None
     finally:
         if ran is not None:
@@ -239,6 +244,19 @@ def finish(job: Job, token: uuid.UUID, store, note: str = "", *,
         logger.warning("job %s was taken over by another worker; dropping this run", job.pk)
         return None
     return Finished(kept=kept)
+
+
+STORE_WAIT = "Waiting for the file store (object storage) to answer again"
+
+
+def wait_for_store(job: Job, token: uuid.UUID) -> None:
+    """The media's object store could not be reached: nothing is wrong with the stage, so it
+    goes back to the queue, unsent, instead of failing the study; the reconciler sends it again
+    after JOB_RESEND_AFTER_SECONDS, and again, until the store answers."""
+    logger.warning("job %s (%s): the file store is unreachable; queued again", job.pk, job)
+    Job.objects.filter(pk=job.pk, state=Job.State.RUNNING, claim_token=token).update(
+        state=Job.State.QUEUED, claim_token=None, queued_at=timezone.now(),
+        progress_note=STORE_WAIT)
 
 
 def fail(job: Job, token: uuid.UUID, exc: Exception) -> None:

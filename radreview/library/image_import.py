@@ -31,12 +31,12 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.management.base import CommandError
 from django.db import transaction
 
 from radreview.errors import ServiceError
+from radreview.studies import storage
 from radreview.studies.storage import write_media_atomically
 from workers import imaging
 from workers.backends import registry
@@ -336,6 +336,14 @@ def _library_study(study: ReferenceStudy) -> LibraryStudy:
         for image in study.images.all()))
 
 
+def _add(memory, studies: list[LibraryStudy], roles: dict) -> int:
+    """Embed ``studies`` into the memory, their files read from the media (fetched from the
+    object store for the call, where media live there)."""
+    with storage.local_copies():
+        root = storage.local_root(image.path for study in studies for image in study.images)
+        return add_to_memory(memory, studies, media_root=root, **roles)
+
+
 def run_import(images_dir: str | Path, reports_file: str | Path, *, source: str = "site",
                progress: Progress = no_progress) -> ImportSummary:
     """Import the reference studies (see the module docstring); returns what happened."""
@@ -363,8 +371,7 @@ def run_import(images_dir: str | Path, reports_file: str | Path, *, source: str 
         def flush():
             nonlocal since_save
             if pending:
-                summary.embedded += add_to_memory(memory, pending,
-                                                  media_root=settings.MEDIA_ROOT, **roles)
+                summary.embedded += _add(memory, pending, roles)
                 pending.clear()
             memory.save()
             publish()
@@ -380,8 +387,7 @@ def run_import(images_dir: str | Path, reports_file: str | Path, *, source: str 
                 pending.append(_library_study(study))
                 since_save += len(refs)
             if len(pending) >= 16:
-                summary.embedded += add_to_memory(memory, pending,
-                                                  media_root=settings.MEDIA_ROOT, **roles)
+                summary.embedded += _add(memory, pending, roles)
                 pending.clear()
             if since_save >= SAVE_EVERY:
                 flush()

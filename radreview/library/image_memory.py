@@ -12,6 +12,7 @@ from pathlib import Path
 
 from django.conf import settings
 
+from radreview.studies import storage
 from workers.backends import registry
 from workers.imagememory import (
     ImageMemory,
@@ -77,8 +78,10 @@ def rebuild(progress: Progress = no_progress, batch: int = 500) -> ImageMemory:
 
             def step(fraction, note="", done=done, size=size):
                 progress(done + fraction * size / max(1, len(ids)), note)
-            add_to_memory(memory, studies, media_root=settings.MEDIA_ROOT, progress=step,
-                          **roles)
+            with storage.local_copies():  # reference images fetched where media are in S3
+                root = storage.local_root(image.path for study in studies
+                                          for image in study.images)
+                add_to_memory(memory, studies, media_root=root, progress=step, **roles)
         memory.save()
         publish()
     progress(1.0, f"{len(memory)} images in the rebuilt memory")

@@ -10,15 +10,16 @@ from __future__ import annotations
 
 from django import forms
 from django.conf import settings
-from django.http import FileResponse, Http404
+from django.http import Http404
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_POST
 
 from radreview.accounts.permissions import require_site_admin
 from radreview.jobs import services as jobs
 from radreview.jobs.models import Job
+from radreview.studies import storage
 from radreview.studies.models import Image
-from radreview.studies.storage import media_path, original_path
+from radreview.studies.storage import OriginalMissing
 from workers.pipeline import queue_for
 
 from . import image_memory, renders
@@ -30,41 +31,39 @@ from .upload import save_upload, server_path
 IMPORT_ROLES = ("image_encoder", "extractor", "llm", "text_embedder")
 
 
-def _png(path) -> FileResponse:
-    return FileResponse(open(path, "rb"), content_type="image/png")
-
-
 def reference_thumbnail(request, pk: int):
     image = get_object_or_404(ReferenceImage, pk=pk)
     if not image.thumbnail:
         raise Http404("This reference image has no thumbnail")
-    path = media_path(image.thumbnail)
-    if not path.exists():
-        raise Http404("Thumbnail file missing")
-    return _png(path)
+    try:
+        return storage.serve(image.thumbnail, "image/png")
+    except FileNotFoundError:
+        raise Http404("Thumbnail file missing") from None
 
 
-def _render(path, kind: str, preset: str, side, key: str):
+def _render(original: str, kind: str, preset: str, side, key: str, missing: Exception):
     if preset not in dict(renders.presets()):
         raise Http404("No such preset")
     try:
-        return _png(renders.render_png(path, kind, preset, renders.side_of(side), key))
+        rendered = renders.render_png(original, kind, preset, renders.side_of(side), key)
+        return storage.serve(rendered, "image/png")
     except FileNotFoundError:
-        raise Http404("Image file missing") from None
+        raise missing from None
 
 
 def reference_render(request, pk: int, preset: str):
     image = get_object_or_404(ReferenceImage, pk=pk)
     if not image.file:
         raise Http404("No file")
-    return _render(image.file.path, image.kind, preset, request.GET.get("side"),
-                   f"reference-{image.pk}-{(image.sha256 or 'x')[:12]}")
+    return _render(image.file.name, image.kind, preset, request.GET.get("side"),
+                   f"reference-{image.pk}-{(image.sha256 or 'x')[:12]}",
+                   Http404("Image file missing"))
 
 
 def study_image_render(request, study_pk: int, image_pk: int, preset: str):
     image = get_object_or_404(Image, pk=image_pk, study_id=study_pk)
-    return _render(original_path(image), image.kind, preset, request.GET.get("side"),
-                   f"study-{image.pk}-{image.sha256[:12]}")
+    return _render(image.original.name, image.kind, preset, request.GET.get("side"),
+                   f"study-{image.pk}-{image.sha256[:12]}", OriginalMissing())
 
 
 def reference_study(request, pk: int):

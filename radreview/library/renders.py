@@ -1,16 +1,14 @@
 """Window/level renders of study and reference images, made on demand and cached.
 
 A render is made from the original file through ``workers.imaging``'s presets (docs/imaging.md)
-and kept under ``MEDIA_ROOT/cache/renders/``; the cache key carries the file's SHA-256, so a
+and kept under ``cache/renders/`` of the media; the cache key carries the file's SHA-256, so a
 replaced file never serves a stale render. Deleting the folder is always safe.
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 from django.conf import settings
 
-from radreview.studies.storage import media_path, write_media_atomically
+from radreview.studies import storage
 from workers import imaging
 
 SIDES = (512, 1024, 2048)
@@ -25,18 +23,19 @@ def side_of(value) -> int:
     return min(SIDES, key=lambda side: abs(side - wanted))
 
 
-def render_png(path: str | Path, kind: str, preset: str, side: int, cache_key: str) -> Path:
-    """The PNG of ``path`` under ``preset`` (longest side at most ``side``), from the cache."""
+def render_png(original: str, kind: str, preset: str, side: int, cache_key: str) -> str:
+    """The stored name of the PNG of the stored file ``original`` under ``preset`` (longest
+    side at most ``side``), made on the first request. ``FileNotFoundError``: no original."""
     if preset not in imaging.PRESETS:
         raise KeyError(preset)
     relative = f"{settings.RENDER_CACHE_SUBDIR}/{cache_key}-{preset}-{side}.png"
-    cached = media_path(relative)
-    if cached.exists():
-        return cached
-    decoded = imaging.read_dicom(path) if kind == "dicom" else imaging.read_image(str(path))
-    write_media_atomically(relative, imaging.encode_png(imaging.render(decoded, preset),
-                                                        max_side=side))
-    return cached
+    if storage.exists(relative):
+        return relative
+    with storage.local_copies():
+        path = storage.local_path(original)
+        decoded = imaging.read_dicom(path) if kind == "dicom" else imaging.read_image(str(path))
+    return storage.write_media_atomically(
+        relative, imaging.encode_png(imaging.render(decoded, preset), max_side=side))
 
 
 def presets() -> list[tuple[str, str]]:

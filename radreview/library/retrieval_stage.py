@@ -6,6 +6,7 @@ from django.conf import settings
 from django.urls import reverse
 
 from radreview.audit.services import record_event
+from radreview.studies import storage
 from radreview.studies.storage import original_path
 from workers.imagememory import QueryImage
 from workers.imagememory.access import MemoryUnavailable
@@ -27,7 +28,14 @@ def study_images(study) -> StudyImages | None:
         return None
     index_store.pull(index_store.IMAGE_MEMORY)
     return StudyImages(queries, index_dir=index_dir(), media_root=str(settings.MEDIA_ROOT),
-                       memory_options=memory_options())
+                       memory_options=memory_options(),
+                       reference_file=_fetched if storage.in_bucket() else None)
+
+
+def _fetched(name: str) -> str:
+    """A reference image fetched from the object store for the stage that runs (the runner's
+    ``local_copies``)."""
+    return str(storage.local_path(name))
 
 
 def memory_options() -> dict:

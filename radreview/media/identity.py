@@ -25,6 +25,7 @@ from django.db import connection
 from django.utils import timezone
 
 from radreview.errors import ServiceError
+from radreview.studies import storage
 from radreview.studies.models import Image
 
 from . import layout
@@ -45,21 +46,18 @@ class Marker:
     created_at: str
 
 
-def marker_path() -> Path:
-    return Path(settings.MEDIA_ROOT) / MARKER_NAME
-
-
 def read_marker() -> Marker | None:
-    path = marker_path()
+    """The marker at the media's root (a file, or an object in the bucket)."""
     try:
-        raw = json.loads(path.read_text())
+        raw = json.loads(storage.read_media(MARKER_NAME))
         return Marker(str(uuid.UUID(raw["deployment"])), str(raw.get("created_at", "")))
     except FileNotFoundError:
         return None
     except (ValueError, KeyError, TypeError):
         raise DeploymentMismatch(
-            f"The media folder's deployment marker {path} cannot be read. It names the "
-            "deployment the folder belongs to: restore it from the backup of the media folder; "
+            f"The media folder's deployment marker {storage.where()}/{MARKER_NAME} cannot be "
+            "read. It names the deployment the folder belongs to: restore it from the backup of "
+            "the media folder; "
             "RadReview touches nothing in the folder until then.") from None
 
 
@@ -73,12 +71,18 @@ def describe_database() -> str:
 
 
 def _write_marker(identity: uuid.UUID) -> None:
-    """Write the marker unless one exists (a link never replaces a file), atomically."""
-    path = marker_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write the marker unless one exists (a link never replaces a file), atomically. In the
+    bucket an object is written whole; two processes that both found none write the same
+    identity (their database's), and ``ensure`` reads back what was kept."""
     content = {"deployment": str(identity), "created_at": timezone.now().isoformat(),
                "about": "RadReview: the deployment whose database these media files belong to. "
                         "Back it up and restore it with the folder; never copy it elsewhere."}
+    if storage.in_bucket():
+        if not storage.exists(MARKER_NAME):
+            storage.write_media_atomically(MARKER_NAME, json.dumps(content, indent=1).encode())
+        return
+    path = Path(settings.MEDIA_ROOT) / MARKER_NAME
+    path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".partial-")
     try:
         with os.fdopen(fd, "w") as handle:
@@ -105,9 +109,12 @@ def _foreign_originals() -> list[str]:
 def ensure() -> uuid.UUID:
     """This deployment's identity, created on first start; raise ``DeploymentMismatch`` when the
     database and the media folder belong to different deployments."""
-    row = Deployment.objects.filter(pk=Deployment.SINGLETON).first()
+    # The marker first: a starting process writes it only after its row is committed, so a
+    # marker seen here means the row is visible too (the other order let two processes
+    # starting at once see no row, then the other's fresh marker, and refuse).
     marker = read_marker()
-    root = Path(settings.MEDIA_ROOT)
+    row = Deployment.objects.filter(pk=Deployment.SINGLETON).first()
+    root = storage.where()
     if marker is not None and row is not None:
         if marker.identity != str(row.identity):
             raise DeploymentMismatch(

@@ -20,10 +20,10 @@ from datetime import timedelta
 from pathlib import Path
 
 from django.conf import settings
-from django.core.files.storage import default_storage
 from django.db import DatabaseError, transaction
 from django.utils import timezone
 
+from radreview.studies import storage
 from radreview.studies.models import Image
 
 from . import layout
@@ -55,9 +55,11 @@ def _remove(intent: UploadIntent, owned: frozenset[str] = frozenset()) -> int:
     folder, and the folder once empty; return how many files were removed."""
     removed = 0
     for name in intent.files:
-        if name not in owned and default_storage.exists(name):
-            default_storage.delete(name)
+        if name not in owned and storage.exists(name):
+            storage.delete(name)
             removed += 1
+    if storage.in_bucket():
+        return removed  # a bucket has neither half-written objects nor folders to remove
     folder = Path(settings.MEDIA_ROOT) / intent.folder
     if folder.is_dir():
         for partial in folder.rglob(f"{layout.PARTIAL_PREFIX}*"):
@@ -85,8 +87,16 @@ def _mark_cleaned(intent: UploadIntent, by: str, removed: int) -> bool:
 def abandon(intent: UploadIntent) -> None:
     """The upload failed and its transaction rolled back: remove its files now. When the
     database cannot record that (it is what failed), the intent stays pending and the sweep
-    finds nothing left to remove."""
-    removed = _remove(intent)
+    finds nothing left to remove; when the object store cannot be reached (it is what failed),
+    the intent stays pending and the sweep removes them once the store answers."""
+    try:
+        removed = _remove(intent)
+    except Exception as exc:
+        if not storage.unavailable(exc):
+            raise
+        logger.warning("upload intent %s: files left for the sweep (object store "
+                       "unreachable)", intent.pk)
+        return
     try:
         _mark_cleaned(intent, "upload", removed)
     except DatabaseError:

@@ -11,12 +11,12 @@ import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import islice
-from pathlib import Path
 
-from django.conf import settings
+from django.core.files.storage import default_storage
 from django.utils import timezone
 
 from radreview.audit.services import record_event
+from radreview.studies import storage
 from radreview.studies.models import Image
 
 from . import layout
@@ -57,16 +57,17 @@ def _unfinished_uploads() -> tuple[set[str], tuple[str, ...]]:
 
 def take() -> Inventory:
     pending, pending_folders = _unfinished_uploads()
-    seen, unreferenced = 0, []
+    seen, unreferenced, listed = 0, [], set()
     for batch in _batches(layout.iter_originals()):
         seen += len(batch)
+        listed.update(batch)
         named = set(Image.objects.filter(original__in=batch).values_list("original", flat=True))
         unreferenced += [name for name in batch if name not in named and name not in pending
                          and not name.startswith(pending_folders)]
-    root = Path(settings.MEDIA_ROOT)
+    # A row's file is there when the listing saw it; one named elsewhere is looked up itself.
     missing = [(study, image) for image, study, name in
                Image.objects.values_list("pk", "study_id", "original").order_by("pk").iterator()
-               if not (root / name).is_file()]
+               if name not in listed and not storage.exists(name)]
     return Inventory(seen, unreferenced, missing)
 
 
@@ -91,38 +92,52 @@ def latest_check() -> MediaCheck | None:
     return MediaCheck.objects.first()
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
+def _sha256(handle) -> tuple[int, str]:
+    digest, size = hashlib.sha256(), 0
+    for chunk in iter(lambda: handle.read(1 << 20), b""):
+        digest.update(chunk)
+        size += len(chunk)
+    return size, digest.hexdigest()
 
 
-def quarantine(names: list[str], *, actor=None) -> Path:
-    """Move unreferenced originals into ``MEDIA_ROOT/quarantine/<time>/`` under their own
-    relative names, with a manifest (name, size, SHA-256); return the quarantine folder.
+def _move(name: str, destination: str) -> dict:
+    """Move one stored file, and say what it was (name, size, SHA-256). On the filesystem a
+    rename; in the bucket a copy, read back and compared, and only then the original's
+    deletion: an object store has no move, and a failed copy must leave the file in place."""
+    with storage.open_media(name) as handle:
+        size, digest = _sha256(handle)
+    if storage.in_bucket():
+        with storage.open_media(name) as handle:
+            default_storage._save(destination, handle)  # exactly this name, whole or not at all
+        with storage.open_media(destination) as handle:
+            if _sha256(handle) != (size, digest):
+                raise OSError(f"the quarantine copy of {name} differs; the file was kept")
+        storage.delete(name)
+    else:
+        target = storage.media_path(destination)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(storage.media_path(name), target)
+    return {"name": name, "size": size, "sha256": digest}
+
+
+def quarantine(names: list[str], *, actor=None) -> str:
+    """Move unreferenced originals into ``quarantine/<time>/`` of the media under their own
+    stored names, with a manifest (name, size, SHA-256); return the quarantine folder's name.
     A name that an image row or a pending upload names meanwhile is left where it is."""
-    root = Path(settings.MEDIA_ROOT)
-    target = root / layout.QUARANTINE / timezone.now().strftime("%Y%m%d-%H%M%S-%f")
+    target = f"{layout.QUARANTINE}/{timezone.now():%Y%m%d-%H%M%S-%f}"
     pending, pending_folders = _unfinished_uploads()
     named = set()
     for batch in _batches(names):
         named.update(Image.objects.filter(original__in=batch).values_list("original", flat=True))
     moved = []
     for name in names:
-        source = root / name
         if (name in named or name in pending or name.startswith(pending_folders)
-                or not source.is_file()):
+                or not storage.exists(name)):
             continue
-        destination = target / name
-        destination.parent.mkdir(parents=True, exist_ok=True)
-        entry = {"name": name, "size": source.stat().st_size, "sha256": _sha256(source)}
-        os.replace(source, destination)
-        moved.append(entry)
+        moved.append(_move(name, f"{target}/{name}"))
     if moved:
-        (target / "manifest.json").write_text(json.dumps(moved, indent=1))
-    record_event("media_quarantined", actor=actor,
-                 detail={"files": len(moved), "folder": str(target.relative_to(root))})
+        storage.write_media_atomically(f"{target}/manifest.json",
+                                       json.dumps(moved, indent=1).encode())
+    record_event("media_quarantined", actor=actor, detail={"files": len(moved), "folder": target})
     logger.warning("moved %s unreferenced original files to the quarantine folder", len(moved))
     return target

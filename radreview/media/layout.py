@@ -11,12 +11,10 @@ import uuid
 from collections.abc import Iterator
 from datetime import datetime
 from itertools import islice
-from pathlib import Path
 
-from django.conf import settings
+from radreview.studies import storage
 
 ORIGINALS = "originals"
-LEGACY_PATTERN = "studies/*/originals"
 QUARANTINE = "quarantine"
 PARTIAL_PREFIX = ".partial-"
 
@@ -25,25 +23,24 @@ def upload_folder(token: uuid.UUID, when: datetime) -> str:
     return f"{ORIGINALS}/{when:%Y}/{when:%m}/{token.hex}"
 
 
-def _legacy_folders(root: Path) -> list[Path]:
-    def study_id(folder: Path) -> tuple[int, str]:
-        name = folder.parent.name
-        return (int(name), name) if name.isdigit() else (2**63, name)
-
-    return sorted(root.glob(LEGACY_PATTERN), key=study_id)
+def _legacy_study(name: str) -> tuple[int, str] | None:
+    """The study id's sort key of a legacy original's name (``studies/<id>/originals/<file>``),
+    None for any other name."""
+    parts = name.split("/")
+    if len(parts) != 4 or parts[0] != "studies" or parts[2] != "originals":
+        return None
+    return (int(parts[1]), parts[1]) if parts[1].isdigit() else (2**63, parts[1])
 
 
 def iter_originals() -> Iterator[str]:
-    """Every file under the originals' folders, oldest studies first, as a name relative to
-    MEDIA_ROOT (the form ``Image.original`` stores). Includes ``.partial-*`` leftovers."""
-    root = Path(settings.MEDIA_ROOT)
-    for folder in _legacy_folders(root):
-        for path in sorted(folder.iterdir()):
-            if path.is_file():
-                yield path.relative_to(root).as_posix()
-    for path in sorted((root / ORIGINALS).rglob("*")):
-        if path.is_file():
-            yield path.relative_to(root).as_posix()
+    """Every file under the originals' folders, oldest studies first, as a stored name (the
+    form ``Image.original`` stores), on the filesystem or in the bucket (a listing).
+    Includes ``.partial-*`` leftovers."""
+    legacy = [(key, name) for name in storage.list_files("studies")
+              if (key := _legacy_study(name)) is not None]
+    for _, name in sorted(legacy):
+        yield name
+    yield from storage.list_files(ORIGINALS)
 
 
 def is_partial(name: str) -> bool:

@@ -1,12 +1,15 @@
 """The web server's check at start: it writes uploads into the media folder, so it must not
 serve a database and a media folder of two different deployments (radreview/media/identity.py).
-A database that cannot be reached is not a reason to stay down: the server answers 503 until it
-is back (radreview/outages), and every worker checks again before it takes any work."""
+A database or object store that cannot be reached is not a reason to stay down: the server
+answers 503 until it is back (radreview/outages), and every worker checks again before it takes
+any work."""
 from __future__ import annotations
 
 import logging
 
 from django.db import DatabaseError
+
+from radreview.studies import storage
 
 from . import identity
 
@@ -23,3 +26,8 @@ def check_before_serving() -> None:
     except DatabaseError:
         logger.warning("the deployment identity was not checked at start: the database did "
                        "not answer (workers check it before they take work)")
+    except Exception as exc:
+        if not storage.unavailable(exc):
+            raise
+        logger.warning("the deployment identity was not checked at start: the object store "
+                       "did not answer (workers check it before they take work)")

@@ -1,1 +1,2 @@
-"""Outages of the database or the broker, answered 503 with Retry-After (middleware.py)."""
+"""Outages of the database, the broker or the media's object store, answered 503 with
+Retry-After (middleware.py)."""

@@ -35,6 +35,8 @@ from kombu.exceptions import OperationalError as BrokerOperationalError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from radreview.studies import storage
+
 logger = logging.getLogger(__name__)
 
 OUTAGE_ATTRIBUTE = "_radreview_outage"
@@ -42,15 +44,19 @@ COMMITTED_ATTRIBUTE = "_radreview_committed_answer"
 MESSAGES = {
     "database": "RadReview cannot reach its database right now.",
     "broker": "RadReview cannot reach its job queue (message broker) right now.",
+    "store": "RadReview cannot reach its file store (object storage) right now.",
 }
 
 
 def outage_of(exc: BaseException | None) -> str | None:
-    """"database" or "broker" when ``exc`` says that service is unreachable, else None."""
+    """"database", "broker" or "store" (the media's object store) when ``exc`` says that
+    service is unreachable, else None."""
     if isinstance(exc, (DatabaseOperationalError, DatabaseInterfaceError)):
         return "database"
     if isinstance(exc, (BrokerOperationalError, RedisConnectionError, RedisTimeoutError)):
         return "broker"
+    if storage.unavailable(exc):
+        return "store"
     return None
 
 

@@ -3,15 +3,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
-from pathlib import Path
 
-from django.conf import settings
 from django.db.models import Count, F, Prefetch, Q, QuerySet
 
 from radreview.jobs.models import Job
 from radreview.review import selectors as review
 from radreview.review.models import SignOff
 
+from . import storage
 from .models import Image, Presence, Report, Sentence, Study, audited_among
 from .services.presence import expired_before
 
@@ -175,8 +174,7 @@ def sections_of(report: Report) -> list[tuple[str, list[Sentence]]]:
 
 def images_missing_files(study: Study) -> list[Image]:
     """The study's images whose original file is not in the media folder (images prefetched)."""
-    root = Path(settings.MEDIA_ROOT)
-    return [image for image in study.images.all() if not (root / image.original.name).is_file()]
+    return [image for image in study.images.all() if not storage.exists(image.original.name)]
 
 
 def _earlier(patient_id: str, study_date: date | None, created_at, exclude_pk=None):

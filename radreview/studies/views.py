@@ -4,7 +4,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import RequestDataTooBig
 from django.core.paginator import Paginator
-from django.http import FileResponse, Http404, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.csrf import csrf_failure as django_csrf_failure
@@ -19,13 +19,13 @@ from radreview.library.drafting import drafting_available
 from radreview.review.views import review_context
 from workers.types import Harm
 
-from . import selectors, upload_limits
+from . import selectors, storage, upload_limits
 from .age import display_age
 from .forms import UploadForm
 from .models import Image, Study
 from .services import presence
 from .services.upload import UploadRejected, UploadRequest, create_studies_once
-from .storage import OriginalMissing, media_path
+from .storage import OriginalMissing
 from .upload_limits import OVERSIZE_ATTRIBUTE, fields_too_large_message
 
 WORKLIST_PAGE_SIZE = 25
@@ -183,7 +183,7 @@ def image_file(request, pk: int, image_pk: int, variant: str):
     relative = {"preview": image.preview, "thumbnail": image.thumbnail}.get(variant)
     if not relative:
         raise Http404("No such image variant yet")
-    path = media_path(relative)
-    if not path.is_file():
-        raise OriginalMissing  # answered 410 with the reason (studies/middleware.py)
-    return FileResponse(path.open("rb"), content_type="image/png")
+    try:
+        return storage.serve(relative, "image/png")
+    except FileNotFoundError:
+        raise OriginalMissing from None  # answered 410 with the reason (studies/middleware.py)

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import socket
 import subprocess
 import sys
-import time
 
 import boto3
 import pytest
 
+from tests.support.object_store import ObjectStore
 from tests.support.sockets import free_port
 
 from .manifests import ROOT
@@ -21,21 +20,10 @@ SCRIPT = ROOT / "docker" / "create_bucket.py"
 
 @pytest.fixture
 def object_store():
-    port = free_port()
-    server = subprocess.Popen([os.path.join(os.path.dirname(sys.executable), "moto_server"),
-                               "-H", "127.0.0.1", "-p", str(port)],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            assert time.monotonic() < deadline, "moto_server did not start"
-            time.sleep(0.2)
-    yield f"http://127.0.0.1:{port}"
-    server.terminate()
-    server.wait(timeout=10)
+    store = ObjectStore()
+    store.start(create_bucket=False)  # the script under test makes it
+    yield store.endpoint
+    store.close()
 
 
 def store_env(endpoint: str, bucket: str) -> dict:

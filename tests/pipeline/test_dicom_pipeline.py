@@ -1,6 +1,6 @@
 """DICOM studies through a real worker: previews appear, and a worker killed mid-stage loses
 no work — the next worker picks the job up and no stage is stored twice."""
-from pathlib import Path
+import io
 
 import numpy as np
 import pytest
@@ -10,8 +10,8 @@ from PIL import Image as PILImage
 from radreview.audit.models import AuditEvent
 from radreview.jobs.models import Job
 from radreview.studies.models import Study
-from radreview.studies.storage import media_path
 from tests.support import dicom_factory as dicom
+from tests.support import media
 from tests.support.worker import WorkerProcess, wait_for
 
 pytestmark = [pytest.mark.pipeline]
@@ -47,10 +47,10 @@ def test_monochrome1_and_monochrome2_studies_get_matching_previews(celery_worker
     previews = []
     for image in study.images.order_by("position"):
         assert image.preview and image.thumbnail
-        with PILImage.open(media_path(image.preview)) as png:
+        with PILImage.open(io.BytesIO(media.read(image.preview))) as png:
             assert png.mode == "L" and png.size == (256, 256)
             previews.append(np.asarray(png, dtype=np.int16))
-        with PILImage.open(media_path(image.thumbnail)) as png:
+        with PILImage.open(io.BytesIO(media.read(image.thumbnail))) as png:
             assert max(png.size) <= 256
     # Both photometric interpretations display the same anatomy the same way round.
     assert np.abs(previews[0] - previews[1]).mean() < 2
@@ -121,5 +121,5 @@ def test_a_worker_killed_mid_stage_loses_nothing_and_runs_no_stage_twice(
             == 1
         )
     assert all(
-        image.preview and Path(media_path(image.preview)).exists() for image in study.images.all()
+        image.preview and media.exists(image.preview) for image in study.images.all()
     )

@@ -23,10 +23,12 @@ from django.db import transaction
 
 from radreview.media import identity
 from radreview.media.models import Deployment, MediaCheck, UploadIntent
+from radreview.studies import storage
 from radreview.studies.models import Image, Study
 from radreview.studies.services.upload import UploadRequest, create_studies
 from radreview.studies.storage import write_media_atomically
 from tests.support import dicom_factory as dicom
+from tests.support import media
 from tests.support import worker as workers
 from tests.support.webserver import WebServer
 from tests.support.worker import ROOT, WorkerProcess, wait_for
@@ -41,7 +43,10 @@ A_DAY_AGO = time.time() - 24 * 3600
 
 
 def snapshot(folder: Path) -> dict[str, str]:
-    """Every file under ``folder`` with its SHA-256 (and every folder, as "dir")."""
+    """Every file under ``folder`` with its SHA-256 (and every folder, as "dir"); with media in
+    the bucket, every object of the test's folder there."""
+    if media.in_bucket():
+        return {name: hashlib.sha256(media.read(name)).hexdigest() for name in media.stored()}
     return {path.relative_to(folder).as_posix():
             hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "dir"
             for path in sorted(folder.rglob("*"))}
@@ -50,10 +55,16 @@ def snapshot(folder: Path) -> dict[str, str]:
 def fill_with_their_originals(media_root: Path, marker: str | None) -> None:
     for number, name in enumerate(THEIRS):
         write_media_atomically(name, dicom.make_dicom(seed=number, rows=64, cols=64))
-        os.utime(media_root / name, (A_DAY_AGO, A_DAY_AGO))
+        age(media_root, name)
     if marker:
-        (media_root / identity.MARKER_NAME).write_text(json.dumps(
-            {"deployment": marker, "created_at": "2026-10-01T08:00:00+00:00"}))
+        write_media_atomically(identity.MARKER_NAME, json.dumps(
+            {"deployment": marker, "created_at": "2026-10-01T08:00:00+00:00"}).encode())
+
+
+def age(media_root: Path, name: str) -> None:
+    """A day old on disk (an object's time in a bucket cannot be set; nothing goes by it)."""
+    if not media.in_bucket():
+        os.utime(media_root / name, (A_DAY_AGO, A_DAY_AGO))
 
 
 def started_worker_that_checked_the_media() -> WorkerProcess:
@@ -93,7 +104,7 @@ def test_a_worker_meeting_another_deployments_media_refuses_and_deletes_nothing(
 
     log = refused_worker(RADREVIEW_ORPHAN_UPLOAD_SECONDS="0")
 
-    assert "Refusing to start" in log and str(media_root) in log
+    assert "Refusing to start" in log and storage.where() in log
     assert ("SQLite database" in log) or ("PostgreSQL database" in log)
     if database == "its-own-identity":
         assert str(ours) in log and theirs in log  # both deployments named
@@ -145,9 +156,9 @@ def test_a_database_restored_from_before_an_upload_keeps_its_files_and_reports_t
         written = list(Image.objects.values_list("original", flat=True))
         raise RestoredFromBefore
     assert not Study.objects.exists() and not UploadIntent.objects.exists()
-    assert len(written) == 2 and all((media_root / name).is_file() for name in written)
+    assert len(written) == 2 and all(media.exists(name) for name in written)
     for name in written:
-        os.utime(media_root / name, (A_DAY_AGO, A_DAY_AGO))
+        age(media_root, name)
     before = snapshot(media_root)
 
     worker = started_worker_that_checked_the_media()
@@ -161,9 +172,9 @@ def test_a_bench_run_leaves_the_operators_data_untouched(transactional_db, tmp_p
     folder — named by RADREVIEW_DATA_DIR and RADREVIEW_MEDIA_ROOT, and the repository's own
     ./data — uses a folder of its own: both stay byte-identical."""
     theirs = tmp_path / "operators-data"
-    media = theirs / "media"
+    their_media = theirs / "media"
     for number, name in enumerate(THEIRS):
-        path = media / name
+        path = their_media / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(dicom.make_dicom(seed=number, rows=64, cols=64))
         os.utime(path, (A_DAY_AGO, A_DAY_AGO))
@@ -179,7 +190,8 @@ def test_a_bench_run_leaves_the_operators_data_untouched(transactional_db, tmp_p
     marker_before = repository_marker.read_bytes() if repository_marker.exists() else None
     try:
         environment = dict(os.environ, DATABASE_URL=workers.test_database_url(),
-                           RADREVIEW_DATA_DIR=str(theirs), RADREVIEW_MEDIA_ROOT=str(media),
+                           RADREVIEW_DATA_DIR=str(theirs), RADREVIEW_MEDIA_ROOT=str(their_media),
+                           RADREVIEW_MEDIA_STORE="filesystem",  # the operator's folder
                            RADREVIEW_ORPHAN_UPLOAD_SECONDS="0")
         done = subprocess.run([sys.executable, "bench/drain.py", "--studies", "2"], cwd=ROOT,
                               env=environment, capture_output=True, text=True, timeout=600)

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 import requests
-from django.conf import settings
 
+from . import media
 from .process_groups import stop_group
 from .sockets import free_port
 from .worker import ROOT, test_database_url, wait_for
@@ -160,7 +160,7 @@ class Receiver(Process):
 
     def start(self) -> Receiver:
         env = dict(os.environ, DATABASE_URL=test_database_url(), PYTHONUNBUFFERED="1",
-                   RADREVIEW_MEDIA_ROOT=str(settings.MEDIA_ROOT),
+                   **media.environment(),
                    RADREVIEW_DICOM_PORT=str(self.port), RADREVIEW_DICOM_AE_TITLE=self.AE_TITLE,
                    RADREVIEW_DICOM_QUIET_SECONDS=str(self.quiet_seconds), **self.environment)
         self.spawn([sys.executable, "manage.py", "run_dicom_receiver"], cwd=ROOT, env=env)

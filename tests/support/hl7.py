@@ -6,8 +6,7 @@ import os
 import sys
 from pathlib import Path
 
-from django.conf import settings
-
+from . import media
 from .dicom_services import Process, port_open
 from .sockets import free_port
 from .worker import ROOT, test_database_url
@@ -52,7 +51,7 @@ class Hl7Listener(Process):
 
     def start(self) -> Hl7Listener:
         env = dict(os.environ, DATABASE_URL=test_database_url(), PYTHONUNBUFFERED="1",
-                   RADREVIEW_MEDIA_ROOT=str(settings.MEDIA_ROOT),
+                   **media.environment(),
                    RADREVIEW_HL7_PORT=str(self.port), **self.environment)
         self.spawn([sys.executable, "manage.py", "run_hl7_listener"], cwd=ROOT, env=env)
         self.wait_until(lambda: port_open(self.port), "the HL7 listener to listen")

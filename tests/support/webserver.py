@@ -12,6 +12,7 @@ from pathlib import Path
 
 from django.conf import settings
 
+from . import media
 from .sockets import child_pids, free_port
 from .worker import ROOT, ProcessGroup, test_database_url
 
@@ -36,7 +37,7 @@ class WebServer(ProcessGroup):
 
     def start(self, timeout: float = 60.0) -> None:
         env = dict(os.environ, DATABASE_URL=test_database_url(), PYTHONUNBUFFERED="1",
-                   RADREVIEW_MEDIA_ROOT=str(settings.MEDIA_ROOT),
+                   **media.environment(),
                    RADREVIEW_INDEX_DIR=str(settings.INDEX_DIR), **self.environment)
         self._log = self.log_path.open("wb")
         self.process = subprocess.Popen(

@@ -15,6 +15,7 @@ from django.db import connection
 
 from workers.detectors import DetectorSpec, register, unregister
 
+from . import media
 from .process_groups import stop_group
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -65,7 +66,7 @@ class WorkerProcess(ProcessGroup):
     def start(self, timeout: float = 60.0) -> None:
         env = dict(os.environ, DATABASE_URL=test_database_url(), PYTHONUNBUFFERED="1",
                    RADREVIEW_LOG_LEVEL=self.log_level,
-                   RADREVIEW_MEDIA_ROOT=str(settings.MEDIA_ROOT),
+                   **media.environment(),
                    RADREVIEW_INDEX_DIR=str(settings.INDEX_DIR), **self.environment)
         self._log = self.log_path.open("wb")
         self.process = subprocess.Popen(

@@ -3,15 +3,15 @@ stored, or stored under names of our own. (A 5 MB report and a report of only co
 characters: tests/web/test_report_text.py; the readers' own refusals: tests/workers/imaging/.)"""
 import json
 import zlib
-from pathlib import Path
+from pathlib import PurePosixPath
 
 import pytest
-from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from radreview.media.models import UploadIntent
 from radreview.studies.models import Image, Study
 from tests.support import dicom_factory as dicom
+from tests.support import media
 from tests.workers.imaging.test_raster import png_chunk
 from workers.imaging import dicom as dicom_module
 
@@ -32,8 +32,7 @@ def refused(response, words: str) -> None:
     assert response.status_code == 400, response.content[:300]
     assert words in response.json()["detail"]
     assert not Study.objects.exists()
-    root = Path(settings.MEDIA_ROOT)
-    assert not root.exists() or not any(p.is_file() for p in root.rglob("*"))
+    assert media.stored() == []
     assert not UploadIntent.objects.exists()  # refused before the intent to write anything
 
 
@@ -94,10 +93,11 @@ def test_stored_names_never_come_from_the_client(api_client, name):
     response = upload(api_client, name, dicom.make_png())
     assert response.status_code == 201, response.content[:300]
     image = Image.objects.get()
-    stored = Path(image.original.path).resolve()
+    stored = PurePosixPath(image.original.name)
     intent = UploadIntent.objects.get()  # the upload's own folder, named by its random token
     assert intent.state == UploadIntent.State.DONE and intent.files == [image.original.name]
-    assert stored.parent == (Path(settings.MEDIA_ROOT) / intent.folder / "0").resolve()
+    assert media.exists(image.original.name)
+    assert stored.parent == PurePosixPath(intent.folder) / "0"
     assert stored.name == f"000-{image.sha256[:16]}.png"
     assert "/" not in image.original_name and "\\" not in image.original_name
     assert image.original_name.isprintable() and len(image.original_name) <= 255

@@ -1,9 +1,7 @@
 """Uploading studies through the page and the API: what is accepted, what is refused and why,
 and that a refused upload stores nothing."""
-from pathlib import Path
 
 import pytest
-from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from radreview.audit.models import AuditEvent
@@ -11,6 +9,7 @@ from radreview.jobs.models import Job
 from radreview.jobs.stages import plan
 from radreview.studies.models import Image, Report, Study
 from tests.support import dicom_factory as dicom
+from tests.support import media
 from workers.pipeline import StudyInputs
 
 REPORT = "FINDINGS: Heart size is normal. Lungs are clear.\nIMPRESSION: No acute disease."
@@ -24,9 +23,8 @@ def raw(name, data: bytes, content_type="application/octet-stream") -> SimpleUpl
     return SimpleUploadedFile(name, data, content_type=content_type)
 
 
-def stored_files() -> list[Path]:
-    root = Path(settings.MEDIA_ROOT) / "studies"
-    return [p for p in root.rglob("*") if p.is_file()] if root.exists() else []
+def stored_files() -> list[str]:
+    return media.stored()
 
 
 def assert_nothing_stored():
@@ -72,7 +70,7 @@ def test_dicom_study_with_a_report_creates_one_study_with_metadata_and_jobs(radi
     assert sorted(study.images.values_list("view", flat=True)) == ["LATERAL", "PA"]
     image = study.images.get(view="PA")
     assert image.kind == "dicom" and image.rows == 256 and image.metadata["modality"] == "DX"
-    assert Path(image.original.path).read_bytes()[128:132] == b"DICM"
+    assert media.read(image.original.name)[128:132] == b"DICM"
     assert study.reports.get().text == REPORT
     stages = [job.stage for job in study.jobs.all()]
     assert stages[0] == "ingest" and "parse_report" in stages

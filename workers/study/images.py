@@ -4,25 +4,30 @@ image memory. The stage layer names the files and where the memory is; nothing i
 a detector asks."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import Path
 
 import numpy as np
 
 from workers.imagememory import QueryImage, load_pixels
 from workers.imagememory.access import check_encoder, open_memory
+from workers.imagememory.query import resolve
 
 
 @dataclass
 class StudyImages:
     """``queries``: the study's views, in order. ``index_dir`` and ``memory_options``: the
     image memory's folder and options (None: the site has none); ``media_root``: where the
-    memory's relative image paths lie."""
+    memory's relative image paths lie, unless ``reference_file`` gives a reference image's
+    local path from its stored name (media in an object store: fetched when first needed)."""
 
     queries: tuple[QueryImage, ...]
     index_dir: str | None = None
     media_root: str | None = None
     memory_options: dict = field(default_factory=dict)
+    reference_file: Callable[[str], str] | None = None
     _cache: dict = field(default_factory=dict, repr=False)
 
     def __len__(self) -> int:
@@ -32,6 +37,12 @@ class StudyImages:
     def pixels(self) -> list[np.ndarray]:
         """Each view's display pixels (float32 [0, 1], bright = dense)."""
         return [load_pixels(image) for image in self.queries]
+
+    def reference_path(self, path: str) -> str:
+        """The local path of a reference image the memory names by ``path``."""
+        if self.reference_file is not None and not Path(path).is_absolute():
+            return self.reference_file(path)
+        return str(resolve(path, self.media_root))
 
     def memory(self):
         """The image memory, or ``MemoryUnavailable`` saying why it cannot serve."""

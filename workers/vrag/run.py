@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from workers.backends.builtin import AppearanceDescriptorEncoder
-from workers.imagememory import load_pixels, resolve
+from workers.imagememory import load_pixels
 from workers.imagememory.entities import (
     ABSENT,
     PRESENT,
@@ -138,7 +138,7 @@ def run_vrag(ctx: StudyContext, progress: Progress = no_progress, *, image_encod
         probes.append(Probe(phrase, observation, question_for(phrase), answer, score,
                             "builtin", rows))
     if generator is not None and probes:
-        reference_pixels = [load_pixels(str(resolve(n.image.path, images.media_root)))
+        reference_pixels = [load_pixels(images.reference_path(n.image.path))
                             for n in neighbours]
         queries = [_Query(pixels, q.view) for pixels, q in zip(images.pixels, images.queries)]
         generator_probes(generator, probes, neighbours, reference_pixels, queries)

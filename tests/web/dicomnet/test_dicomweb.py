@@ -2,19 +2,18 @@
 RadReview reading Orthanc's DICOMweb for "Import from PACS" (the retrieval runs in a real
 worker)."""
 import io
-from pathlib import Path
 
 import numpy as np
 import pydicom
 import pytest
 from dicomweb_client.api import DICOMwebClient
-from django.conf import settings
 from knox.models import AuthToken
 
 from radreview.dicomnet import pacs_import
 from radreview.jobs.models import Job
 from radreview.studies.models import Study
 from tests.support import dicom_factory as dicom
+from tests.support import media
 from tests.support.dicom_study import make_dicom_review_study
 from tests.support.worker import WorkerProcess, wait_for
 from tests.web.review import factories as rf
@@ -49,7 +48,7 @@ def test_wado_retrieves_instances_metadata_and_frames(dicomweb):
     retrieved = dicomweb.retrieve_study(rf.STUDY_UID)
     assert {ds.SOPInstanceUID for ds in retrieved} == set(rf.SOP_UIDS)
     image = study.images.order_by("position").first()
-    stored = pydicom.dcmread(io.BytesIO(open(image.original.path, "rb").read()))
+    stored = pydicom.dcmread(io.BytesIO(media.read(image.original.name)))
     metadata = dicomweb.retrieve_instance_metadata(rf.STUDY_UID, rf.SERIES_UID,
                                                    image.sop_instance_uid)
     assert pydicom.Dataset.from_json(metadata).Rows == stored.Rows
@@ -115,7 +114,7 @@ def test_import_from_pacs_runs_in_a_worker_and_links_the_study(orthanc, pacs_wor
     assert f"PACS import job {job.pk}: study {study.pk}" in pacs_worker.log()
     assert study.source == Study.Source.PACS and study.images.count() == 2
     assert study.uploaded_by == radiologist
-    assert not list((Path(settings.MEDIA_ROOT) / pacs_import.FOLDER).glob("*/*"))
+    assert media.stored(pacs_import.FOLDER) == []
 
     # Found again, the study is offered as the one already imported, not a second import.
     page = radiologist_client.get("/studies/import/", {"accession_number": "ACC-PACS"})
@@ -150,7 +149,7 @@ def test_a_failed_import_keeps_its_reason_and_shows_it(orthanc, pacs_worker, rad
     assert "The study was not imported" in page and "holds no image" in page
     assert "Try again" in page
     assert not Study.objects.filter(study_instance_uid=uid).exists()
-    assert not list((Path(settings.MEDIA_ROOT) / pacs_import.FOLDER).glob("*/*"))
+    assert media.stored(pacs_import.FOLDER) == []
 
     # A study the PACS does not have.
     missing, location = ask_for_import(radiologist_client, "1.2.826.0.1.3680043.10.999.41")

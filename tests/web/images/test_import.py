@@ -6,8 +6,8 @@ from django.core.management import CommandError, call_command
 
 from radreview.library import image_import, image_memory
 from radreview.library.models import ReferenceImage, ReferenceStudy
-from radreview.studies.storage import media_path
 from tests.support import dicom_factory as dicom
+from tests.support import media
 from tests.support import tiny_models as tiny
 from workers.backends import registry
 from workers.imagememory import ImageMemory
@@ -32,7 +32,7 @@ def test_a_folder_per_study_with_a_csv_of_reports(tmp_path):
     assert views == ["LATERAL", "PA"]
     image = study.images.get(view="PA")
     assert image.kind == "dicom" and (image.rows, image.columns) == (192, 192)
-    assert media_path(image.thumbnail).exists()
+    assert media.exists(image.thumbnail)
     assert image.file.name.startswith(f"library/{study.pk}/")
     assert "PatientName" not in str(image.metadata) and image.metadata.get("view_position") == "PA"
     built = memory()

@@ -15,7 +15,6 @@ from django.core.management import call_command
 
 from radreview.library import image_import, image_memory, index_store, text_library
 from tests.support import object_store
-from tests.support.sockets import free_port
 from workers.imagememory import ImageMemory
 from workers.imagememory.access import open_memory
 
@@ -25,10 +24,12 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture(scope="module")
-def endpoint():
-    url, stop = object_store.start(int(os.environ.get("RADREVIEW_TEST_S3_PORT") or free_port()))
-    yield url
-    stop()
+def store():
+    """A server of the module's own (in the second pass too: its store holds the media)."""
+    server = object_store.ObjectStore()
+    server.start()
+    yield server
+    server.close()
 
 
 class Hosts:
@@ -47,12 +48,11 @@ class Hosts:
 
 
 @pytest.fixture
-def hosts(settings, tmp_path, endpoint):
+def hosts(settings, tmp_path, store):
     # Each test has a prefix of its own in the one bucket of the module's server.
     settings.STORAGES = {**settings.STORAGES, "indexes": {
         "BACKEND": "storages.backends.s3.S3Storage",
-        "OPTIONS": {**object_store.s3_options(endpoint),
-                    "location": f"indexes-{secrets.token_hex(4)}"}}}
+        "OPTIONS": store.storage_options(f"indexes-{secrets.token_hex(4)}")}}
     return Hosts(settings, tmp_path)
 
 

@@ -2,6 +2,7 @@
 viewer and neighbours, the reference library page with ZIP imports as site jobs."""
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import io
 import zipfile
@@ -17,10 +18,11 @@ from radreview.jobs.models import Job
 from radreview.jobs.runner import run_job
 from radreview.library import image_import
 from radreview.library.models import ReferenceImage, ReferenceStudy, StudyRetrieval
+from radreview.studies import storage
 from radreview.studies.models import Image, Report
-from radreview.studies.storage import media_path
 from tests import factories
 from tests.support import dicom_factory as dicom
+from tests.support import media
 from tests.support.two_factor import verified_login
 from workers import imaging
 
@@ -62,11 +64,13 @@ def test_every_preset_renders_from_the_original_and_is_cached(radiologist_client
         assert response.status_code == 200, preset
         assert response["Content-Type"] == "image/png"
         assert png_size(response) == (160, 200)
-    cache = media_path(settings.RENDER_CACHE_SUBDIR)
-    assert len(list(cache.glob(f"study-{image.pk}-*-1024.png"))) == len(imaging.PRESETS)
+    cached = media.stored(settings.RENDER_CACHE_SUBDIR)
+    assert len(fnmatch.filter(cached, f"*/study-{image.pk}-*-1024.png")) == len(imaging.PRESETS)
     # The cached render is what the preset gives.
-    lung = PILImage.open(next(cache.glob(f"study-{image.pk}-*-lung-1024.png")))
-    expected = imaging.render(imaging.read_dicom(image.original.path), "lung")
+    [lung_name] = fnmatch.filter(cached, f"*/study-{image.pk}-*-lung-1024.png")
+    lung = PILImage.open(io.BytesIO(media.read(lung_name)))
+    expected = imaging.render(imaging.read_dicom(io.BytesIO(media.read(image.original.name))),
+                              "lung")
     assert (abs(np.asarray(lung).astype(int) - expected.astype(int)) <= 1).all()
     base = f"/images/studies/{study.pk}/{image.pk}"
     assert radiologist_client.get(f"{base}/warp.png").status_code == 404
@@ -238,7 +242,9 @@ def test_image_stages_skip_and_say_why_when_the_memory_cannot_serve(radiologist_
     for order, stage in enumerate(("vrag", "rarrg")):
         job = Job.objects.create(study=study, stage=stage, order=order, state=Job.State.RUNNING)
         adapter = STAGES[stage]
-        result = adapter.compute(adapter.load(job), RoleModels(adapter.roles), lambda *a: None)
+        with storage.local_copies():  # as the runner does: originals fetched from a bucket
+            result = adapter.compute(adapter.load(job), RoleModels(adapter.roles),
+                                     lambda *a: None)
         assert result["skipped"].startswith("The image memory is empty")
         recorded = adapter.store(job, result)
         assert recorded == result  # what the runner records on the job with its done mark

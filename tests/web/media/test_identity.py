@@ -12,20 +12,21 @@ from radreview.media.models import Deployment
 from radreview.studies.models import Image
 from radreview.studies.storage import write_media_atomically
 from tests import factories
+from tests.support import media
 
 pytestmark = pytest.mark.django_db
 
 
 def _marker(media_root, value: str) -> None:
-    media_root.mkdir(parents=True, exist_ok=True)
-    (media_root / identity.MARKER_NAME).write_text(
-        json.dumps({"deployment": value, "created_at": "2026-01-02T03:04:05+00:00"}))
+    """Another deployment's marker, replacing any (in the folder or the bucket)."""
+    write_media_atomically(identity.MARKER_NAME, json.dumps(
+        {"deployment": value, "created_at": "2026-01-02T03:04:05+00:00"}).encode())
 
 
 def test_the_first_start_creates_both_and_later_starts_agree(media_root):
     first = identity.ensure()
     assert Deployment.objects.get().identity == first
-    assert json.loads((media_root / identity.MARKER_NAME).read_text())["deployment"] == str(
+    assert json.loads(media.read(identity.MARKER_NAME))["deployment"] == str(
         first)
     assert identity.ensure() == first
 
@@ -55,7 +56,7 @@ def test_a_new_database_against_unmarked_media_full_of_images_is_refused(media_r
     with pytest.raises(identity.DeploymentMismatch, match="does not name"):
         identity.ensure()
     assert not Deployment.objects.exists()
-    assert not (media_root / identity.MARKER_NAME).exists()
+    assert not media.exists(identity.MARKER_NAME)
 
 
 def test_a_deployment_from_before_identities_is_adopted_by_its_own_database(media_root,
@@ -69,8 +70,7 @@ def test_a_deployment_from_before_identities_is_adopted_by_its_own_database(medi
 
 
 def test_an_unreadable_marker_stops_everything(media_root):
-    media_root.mkdir(parents=True)
-    (media_root / identity.MARKER_NAME).write_text("{not json")
+    write_media_atomically(identity.MARKER_NAME, b"{not json")
     with pytest.raises(identity.DeploymentMismatch, match="cannot be read"):
         identity.ensure()
 

@@ -16,6 +16,7 @@ from radreview.media.models import MediaCheck
 from radreview.studies.models import Image
 from radreview.studies.storage import write_media_atomically
 from tests import factories
+from tests.support import media
 from tests.support.worker import WorkerProcess, wait_for
 
 pytestmark = pytest.mark.django_db
@@ -50,7 +51,7 @@ def test_files_no_row_names_are_reported_by_count_and_kept(strays, media_root, c
     with caplog.at_level(logging.WARNING, logger="radreview.media.inventory"):
         found = inventory.check()
     assert sorted(found.unreferenced) == sorted(STRAYS)
-    assert all((media_root / name).read_bytes() == data for name, data in strays.items())
+    assert all(media.read(name) == data for name, data in strays.items())
     check = MediaCheck.objects.get()
     assert (check.files_seen, check.unreferenced_files, check.missing_files) == (2, 2, 0)
     [line] = [r.getMessage() for r in caplog.records]
@@ -90,19 +91,19 @@ def test_the_command_lists_them_and_moves_nothing_without_a_yes(strays, media_ro
         call_command("media_files", "--quarantine")
     listed = capsys.readouterr().out
     assert all(name in listed for name in STRAYS)
-    assert all((media_root / name).is_file() for name in STRAYS)
+    assert all(media.exists(name) for name in STRAYS)
 
 
 def test_quarantine_moves_them_whole_with_a_manifest_and_a_record(strays, media_root,
                                                                   capsys):
     call_command("media_files", "--quarantine", "--yes")
-    assert not any((media_root / name).exists() for name in STRAYS)
-    [folder] = (media_root / "quarantine").iterdir()
-    manifest = {entry["name"]: entry for entry in
-                json.loads((folder / "manifest.json").read_text())}
+    assert not any(media.exists(name) for name in STRAYS)
+    [listing] = [name for name in media.stored("quarantine") if name.endswith("/manifest.json")]
+    folder = listing.rsplit("/", 1)[0]
+    manifest = {entry["name"]: entry for entry in json.loads(media.read(listing))}
     assert set(manifest) == set(STRAYS)
     for name, data in strays.items():
-        assert (folder / name).read_bytes() == data
+        assert media.read(f"{folder}/{name}") == data
         assert manifest[name]["sha256"] == hashlib.sha256(data).hexdigest()
     assert AuditEvent.objects.get(action="media_quarantined").detail["files"] == 2
     # Quarantined files are out of the originals' folders: the next check finds nothing.
@@ -114,8 +115,8 @@ def test_quarantine_leaves_a_file_that_a_row_names_meanwhile(strays, media_root,
     Image.objects.create(study=study, kind="dicom", original=STRAYS[0], original_name="a",
                          size_bytes=4, sha256="a" * 64)
     inventory.quarantine(list(STRAYS))
-    assert (media_root / STRAYS[0]).is_file()
-    assert not (media_root / STRAYS[1]).exists()
+    assert media.exists(STRAYS[0])
+    assert not media.exists(STRAYS[1])
 
 
 def test_a_worker_start_checks_the_media_folder(transactional_db, media_root):
@@ -132,6 +133,6 @@ def test_a_worker_start_checks_the_media_folder(transactional_db, media_root):
     finally:
         worker.stop()
     assert MediaCheck.objects.get().unreferenced_files == 2
-    assert all((media_root / name).is_file() for name in STRAYS)
+    assert all(media.exists(name) for name in STRAYS)
     assert "2 original files that no study or upload names" in worker.log()
     assert all(Path(name).name not in worker.log() for name in STRAYS)

@@ -2,10 +2,7 @@
 reason (410 where the file itself was asked for), never a 500; the study page says so."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from django.conf import settings
 from knox.models import AuthToken
 from rest_framework.test import APIClient
 
@@ -13,6 +10,7 @@ from radreview.jobs import runner
 from radreview.jobs.models import Job
 from radreview.studies.models import Image, Study
 from radreview.studies.storage import MISSING_ORIGINAL
+from tests.support import media
 from tests.support.dicom_study import make_dicom_review_study
 from tests.web.review import factories as rf
 from tests.web.review.test_exports import signed
@@ -23,7 +21,7 @@ BASE = f"/api/dicomweb/studies/{rf.STUDY_UID}/series/{rf.SERIES_UID}/instances"
 
 
 def remove_original(image: Image) -> None:
-    (Path(settings.MEDIA_ROOT) / image.original.name).unlink()
+    media.remove(image.original.name)
 
 
 @pytest.fixture
@@ -59,7 +57,7 @@ def test_renders_and_previews_answer_410_with_the_reason(radiologist_client,
     study, pa = study_missing_its_pa
     render = radiologist_client.get(f"/images/studies/{study.pk}/{pa.pk}/default.png")
     assert render.status_code == 410 and render.content.decode() == MISSING_ORIGINAL
-    (Path(settings.MEDIA_ROOT) / pa.preview).unlink()
+    media.remove(pa.preview)
     preview = radiologist_client.get(f"/studies/{study.pk}/images/{pa.pk}/preview.png")
     assert preview.status_code == 410 and preview.content.decode() == MISSING_ORIGINAL
 

@@ -1,7 +1,8 @@
 """python manage.py build_vrag_finetune_data --output DIR — V-RAG's three fine-tuning task sets.
 
 Writes DIR/image_text_awareness.jsonl, DIR/image_focus.jsonl and DIR/retrieved_similar.jsonl
-from the reference library (one frontal image per study, absolute image paths): see
+from the reference library (one frontal image per study, absolute image paths; where media are
+in the object store, the images are copied under DIR/images/): see
 workers/vrag/finetune.py for the tasks and the distinctive-label condition.
 """
 from __future__ import annotations
@@ -14,8 +15,21 @@ from django.core.management.base import BaseCommand, CommandError
 
 from radreview.library import image_memory, index_store
 from radreview.library.models import ReferenceStudy
+from radreview.studies import storage
 from workers.imagememory import ImageMemory
 from workers.vrag.finetune import TASKS, build_tasks, make_study
+
+
+def _local_image(name: str, output: Path) -> str:
+    """The absolute path of a reference image for the task files: in the media folder, or,
+    where media are in the object store, a copy under ``output/images/`` fetched now."""
+    if not storage.in_bucket():
+        return str(Path(settings.MEDIA_ROOT) / name)
+    target = output / "images" / name
+    if not target.is_file():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(storage.read_media(name))
+    return str(target.resolve())
 
 
 class Command(BaseCommand):
@@ -46,7 +60,7 @@ class Command(BaseCommand):
                 continue
             image_of[study.pk] = images[0].pk
             studies.append(make_study(study.pk, study.external_id, study.report,
-                                      str(Path(settings.MEDIA_ROOT) / images[0].file.name)))
+                                      _local_image(images[0].file.name, options["output"])))
         if not studies:
             raise CommandError("No reference study has an image in the image memory.")
         by_id = {s.id: s for s in studies}

@@ -13,6 +13,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from radreview.library import image_memory, index_store
+from radreview.studies import storage
 from workers.imagememory import ImageMemory, load_pixels, resolve
 from workers.rarrg.retriever import save_checkpoint, train_on_memory
 
@@ -49,9 +50,10 @@ class Command(BaseCommand):
                                "reference studies with images first.")
         extra = None
         if memory.encoder.learned and not options["no_descriptor"]:
-            extra = {image.id: [describe(load_pixels(str(resolve(image.path,
-                                                                 settings.MEDIA_ROOT))))]
-                     for image in memory.images.values()}
+            with storage.local_copies():  # the reference images, fetched where media are in S3
+                root = storage.local_root(image.path for image in memory.images.values())
+                extra = {image.id: [describe(load_pixels(str(resolve(image.path, root))))]
+                         for image in memory.images.values()}
         last = [-1]
 
         def progress(fraction, note=""):

@@ -8,6 +8,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from radreview.media import identity
 from radreview.media.models import Deployment
+from radreview.studies import storage
 
 
 class Command(BaseCommand):
@@ -27,7 +28,7 @@ class Command(BaseCommand):
         row = Deployment.objects.filter(pk=Deployment.SINGLETON).first()
         self.stdout.write(f"database: {identity.describe_database()}: "
                           f"{row.identity if row else 'no identity yet'}")
-        self.stdout.write(f"media folder: {identity.marker_path().parent}: "
+        self.stdout.write(f"media folder: {storage.where()}: "
                           f"{marker.identity if marker else 'no marker yet'}")
         if row and marker and str(row.identity) != marker.identity:
             raise CommandError("They belong to different deployments.")

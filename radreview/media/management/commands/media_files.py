@@ -2,12 +2,13 @@
 
 Checks the media folder against the database and lists the original files that no study and no
 unfinished upload names (file names only: they carry ids and hashes, never patient data). With
---quarantine, moves them to MEDIA_ROOT/quarantine/<time>/ after a confirmation; nothing is ever
-deleted (docs/operations.md, "Media files").
+--quarantine, moves them to quarantine/<time>/ of the media (folder or bucket) after a
+confirmation; nothing is ever deleted (docs/operations.md, "Media files").
 """
 from django.core.management.base import BaseCommand, CommandError
 
 from radreview.media import inventory
+from radreview.studies import storage
 
 
 class Command(BaseCommand):
@@ -15,7 +16,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--quarantine", action="store_true",
-                            help="move the listed files to MEDIA_ROOT/quarantine/<time>/")
+                            help="move the listed files to quarantine/<time>/ of the media")
         parser.add_argument("--yes", action="store_true", help="do not ask before moving")
 
     def handle(self, *args, **options):
@@ -36,4 +37,5 @@ class Command(BaseCommand):
             if answer.strip().lower() != "yes":
                 raise CommandError("Nothing was moved.")
         folder = inventory.quarantine(found.unreferenced)
-        self.stdout.write(f"Moved to {folder} (manifest.json lists each file with its SHA-256).")
+        self.stdout.write(f"Moved to {storage.where()}/{folder} (manifest.json lists each file "
+                          "with its SHA-256).")
