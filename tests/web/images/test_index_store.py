@@ -247,9 +247,12 @@ def test_the_s3_setting_gives_the_indexes_a_prefix_of_their_own_in_the_bucket(tm
 
     from django.conf import settings
 
-    environment = {**os.environ, "RADREVIEW_DATA_DIR": str(tmp_path), "RADREVIEW_S3_BUCKET": "b"}
-    code = ("import json; from radreview import settings as s; "
-            "print(json.dumps({k: v['OPTIONS'] for k, v in s.STORAGES.items() if 'OPTIONS' in v}))")
+    environment = {name: value for name, value in os.environ.items()
+                   if not name.endswith("_PREFIX")}  # the defaults, not a test's folders
+    environment.update(RADREVIEW_DATA_DIR=str(tmp_path), RADREVIEW_S3_BUCKET="b")
+    code = ("import json; from radreview import settings as s; print(json.dumps({k: "
+            "{o: v['OPTIONS'][o] for o in ('bucket_name', 'location') if o in v['OPTIONS']} "
+            "for k, v in s.STORAGES.items() if 'OPTIONS' in v}))")
     storages_of = {}
     for mode in ("filesystem", "s3"):
         out = subprocess.run([sys.executable, "-c", code], env={
