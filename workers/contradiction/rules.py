@@ -166,7 +166,7 @@ def global_normal(ctx: StudyContext) -> list[Contradiction]:
     out = []
     for j, implied, words in _global_statements(ctx):
         text = _text(ctx, j)
-        named = {f.observation for f in ctx.findings.get(j, []) if not f.implied}
+        named = guards.named_beside(ctx.findings.get(j, []))
         bone = implied.cue == GLOBAL_BONE_PHRASE
         cardiopulmonary = bool(_CARDIOPULMONARY_RE.search(words))
         for i, stated in _positives(ctx):
@@ -175,6 +175,8 @@ def global_normal(ctx: StudyContext) -> list[Contradiction]:
                 GLOBAL_NORMAL_PHRASE if cardiopulmonary else NO_ACUTE_ABNORMALITY)
             if i == j or not contradicts(summary, obs):
                 continue
+            if {implied.laterality, stated.laterality} == {"left", "right"}:
+                continue  # "no acute findings on the right" says nothing of the left
             if guards.exception_leaves_room(text, named, obs, _related):
                 continue
             if guards.chronic(_text(ctx, i)) or stated.severity in ("trace", "minimal"):
@@ -215,7 +217,7 @@ def presence(ctx: StudyContext) -> list[Contradiction]:
             # "AP chest compared to ___: heart size normal" it names the film
             continue
         text_j = _text(ctx, j)
-        named = {f.observation for f in ctx.findings.get(j, []) if not f.implied}
+        named = guards.named_beside(ctx.findings.get(j, []))
         for i, stated in positives:
             if i == j or (i, j) in out or (j, i) in out:
                 continue

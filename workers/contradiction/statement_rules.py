@@ -123,7 +123,7 @@ def hierarchy_presence(ctx: StudyContext) -> list[Contradiction]:
         if d.status != ABSENT or not d.committed or d.temporal in (NEW, WORSE, BETTER, GONE):
             continue  # "no new consolidation" denies a change, not the finding
         text_d = _text(ctx, d)
-        named = {f.observation for f in ctx.findings.get(d.sentence, []) if not f.implied}
+        named = guards.named_beside(ctx.findings.get(d.sentence, []))
         for p in stated:
             if p.sentence == d.sentence:
                 continue
@@ -190,7 +190,7 @@ def _outside_lungs(p: Statement) -> bool:
 def _narrowed(ctx: StudyContext, d: Statement, p: Statement) -> bool:
     sentence = ctx.sentence(d.sentence)
     words = guards.denial_qualifiers(d.finding, sentence.text, sentence.start)
-    words -= {"focal", "lung", "pulmonary"}  # "no focal lung lesion" is the lesion's own name
+    words -= {"focal", "lung", "pulmonary"}  # "no focal airspace disease" names its node
     stated = _text(ctx, p).lower()
     return any(not re.search(rf"\b{re.escape(w)}\b", stated) for w in words)
 
@@ -255,6 +255,27 @@ def statement_sides(ctx: StudyContext) -> list[Contradiction]:
             if (i.concept in _MANY or f.concept in _MANY) and not _one_thing(i, f):
                 continue
         out.append(pair(SIDE, _claim(ctx, f), _claim(ctx, i), CONFIDENCE[SIDE], sections))
+    return out
+
+
+def device_sides(ctx: StudyContext) -> list[Contradiction]:
+    """The IMPRESSION puts a tube or line on one side and the FINDINGS put the same device
+    (same kind) only on the other ("The left chest tube remains in place." / "Right chest tube
+    in place."): a report that names no such device on the impression's side anywhere else."""
+    sections = _sections(ctx)
+    there = [s for s in _image(ctx) if s.device and s.committed and s.now == PRESENT]
+    out = []
+    for i in there:
+        if sections[i.sentence] != "impression" or i.laterality not in ("left", "right"):
+            continue
+        same = [o for o in there if o is not i and o.concept == i.concept
+                and not (o.kinds and i.kinds and not o.kinds & i.kinds)]
+        if any(o.laterality in (None, i.laterality, "bilateral") for o in same):
+            continue
+        other = [o for o in same if sections[o.sentence] == "findings"]
+        if other:
+            out.append(pair(SIDE, _claim(ctx, other[0]), _claim(ctx, i), CONFIDENCE[SIDE],
+                            sections))
     return out
 
 
@@ -324,7 +345,7 @@ def counts(ctx: StudyContext) -> list[Contradiction]:
     """One against several of a finding a report counts: "Solitary ... nodule" against "two
     nodules", "Single acute right rib fracture" against fractures of three ribs."""
     sections = _sections(ctx)
-    stated = [s for s in _stated(ctx) if s.count is not None]
+    stated = _sentence_totals([s for s in _stated(ctx) if s.count is not None])
     out = []
     for n, a in enumerate(stated):
         for b in stated[n + 1:]:
@@ -341,6 +362,33 @@ def counts(ctx: StudyContext) -> list[Contradiction]:
             if one_many or numbers:
                 out.append(pair(COUNT, _phrased(a), _phrased(b), CONFIDENCE[COUNT],
                                 sections))
+    return out
+
+
+def _sentence_totals(stated: list[Statement]) -> list[Statement]:
+    """One sentence that names a finding several times ("a 6 mm nodule in the right upper
+    lobe and a 9 mm nodule in the left lower lobe") says how many there are: the sum, on
+    whichever sides they are. Mentions told apart by side, place or size are several; a
+    number said ("two nodules: ...") already counts the mentions after it."""
+    out: list[Statement] = []
+    summed: list[Statement] = []  # totals this function made (their count is said by it)
+    for s in stated:
+        same = [o for o in out if o.sentence == s.sentence and o.concept == s.concept]
+        if same and ((same[0].count_said and same[0] not in summed) or s.count_said or (
+                (same[0].laterality, same[0].location, same[0].size_mm)
+                == (s.laterality, s.location, s.size_mm))):
+            continue
+        if not same:
+            out.append(s)
+            continue
+        first = same[0]
+        total = MANY if MANY in (first.count, s.count) else first.count + s.count
+        side = first.laterality if first.laterality == s.laterality else (
+            "bilateral" if first.laterality and s.laterality else None)
+        place = first.location if first.location == s.location else None
+        total_of = replace(first, count=total, count_said=True, laterality=side, location=place)
+        out[out.index(first)] = total_of
+        summed.append(total_of)
     return out
 
 
@@ -416,8 +464,8 @@ def _one_device(a: Statement, b: Statement) -> bool:
     return a.laterality == b.laterality or None in (a.laterality, b.laterality)
 
 
-RULES = (hierarchy_presence, statement_sides, grades, counts, changes, devices)
+RULES = (hierarchy_presence, statement_sides, device_sides, grades, counts, changes, devices)
 
-__all__ = ["RULES", "change_words", "changes", "counts", "devices", "grades",
+__all__ = ["RULES", "change_words", "changes", "counts", "device_sides", "devices", "grades",
            "hierarchy_presence", "statement_sides"]
 

@@ -314,10 +314,9 @@ def _count(finding: Finding, before: str, window: str) -> tuple[int | None, bool
     if finding.observation not in COUNTED:
         return None, False
     if finding.observation == "fracture":
-        ribs = _ORDINAL_RE.findall(window)
-        ranges = [m for m in _ORDINAL_RE.finditer(window) if re.search(r"-|through|to", m.group())]
+        ribs = [_ribs_in(m.group()) for m in _ORDINAL_RE.finditer(window)]
         if ribs:
-            return (MANY if ranges else len(ribs)), True
+            return (MANY if None in ribs else sum(ribs)), True
     said = _COUNT_RE.findall(before)
     if said:
         return _NUMBERS[said[-1].lower()], True
@@ -325,6 +324,22 @@ def _count(finding: Finding, before: str, window: str) -> tuple[int | None, bool
     if digits and 0 < int(digits.group(1)) < 50:
         return int(digits.group(1)), True
     return (MANY if plural(finding.text) else 1), False
+
+
+def _ordinal(word: str) -> int:
+    word = word.lower()
+    return _ORDINALS.index(word) + 1 if word in _ORDINALS else int(re.match(r"\d+", word).group())
+
+
+def _ribs_in(words: str) -> int | None:
+    """How many ribs an ordinal or a range of them names ("fourth" 1, "fourth through sixth"
+    3, "4th-7th" 4); None for a range that runs backwards."""
+    ends = re.findall(r"[a-z]+|\d+(?:st|nd|rd|th)", words.lower())
+    ends = [e for e in ends if e in _ORDINALS or e[0].isdigit()]
+    if len(ends) < 2:
+        return 1
+    first, last = _ordinal(ends[0]), _ordinal(ends[-1])
+    return last - first + 1 if last >= first else None
 
 
 def plural(words: str) -> bool:
