@@ -243,3 +243,84 @@ def test_a_doubt_about_the_diagnosis_leaves_the_finding_stated():
     assert find_contradictions(StudyContext(
         "FINDINGS: Findings likely represent a small left pleural effusion.\n"
         "IMPRESSION: No pleural abnormality.")) == []
+
+
+# ---- wordings of our own (bench/consistency_own.jsonl): each kind the engine newly reads ----
+
+def test_a_denial_in_the_summary_sentence_makes_it_say_more():
+    # "without focal consolidation" is no exception that leaves room for a consolidation
+    text = ("FINDINGS: Consolidation in the right middle lobe. No effusion.\n"
+            "IMPRESSION: Lungs are clear without focal consolidation.")
+    c = pair(text)
+    assert (c.kind, c.sentences, c.doubted) == ("presence", (0, 2), 2)
+    assert flagged(text)[0].explanation.startswith(
+        "Contradicts sentence 3, \u201cLungs are clear without focal consolidation.\u201d, on "
+        "whether consolidation is present")
+    # an exception that names what is there still leaves room for it
+    assert find_contradictions(StudyContext(
+        "FINDINGS: Consolidation in the right middle lobe.\n"
+        "IMPRESSION: Lungs are clear except for right middle lobe consolidation.")) == []
+
+
+def test_a_focal_lung_lesion_denied_against_a_lesion_stated():
+    text = ("FINDINGS: Right upper lobe cavitary lesion measuring 3 cm.\n"
+            "IMPRESSION: No focal lung lesion.")
+    c = pair(text)
+    assert (c.kind, c.sentences, c.doubted) == ("presence", (0, 1), 1)
+    # "no other nodules" leaves room for the nodules the report names
+    assert find_contradictions(StudyContext(
+        "FINDINGS: Two nodules are noted in the right lung. No other pulmonary nodules are "
+        "identified.")) == []
+
+
+def test_a_collapsed_lobe_against_no_acute_cardiopulmonary_process():
+    text = ("FINDINGS: There is complete collapse of the left lower lobe. Heart size normal.\n"
+            "IMPRESSION: No acute cardiopulmonary process.")
+    c = pair(text)
+    assert (c.kind, c.sentences, c.doubted) == ("global_normal", (0, 2), 2)
+
+
+def test_an_explained_opacity_leaves_no_acute_process():
+    text = ("FINDINGS: Right basilar opacity likely atelectasis. Heart size normal.\n"
+            "IMPRESSION: No acute cardiopulmonary process.")
+    assert find_contradictions(StudyContext(text)) == []
+
+
+def test_count_a_range_of_ribs():
+    text = ("FINDINGS: Left fourth through sixth rib fractures. No pneumothorax.\n"
+            "IMPRESSION: Two left rib fractures.")
+    c = pair(text)
+    assert (c.kind, c.sentences) == ("count", (0, 2))
+    assert flagged(text)[2].explanation.startswith(
+        "Contradicts sentence 1, \u201cLeft fourth through sixth rib fractures.\u201d, on how many "
+        "there are of fracture")
+
+
+def test_count_one_sentence_naming_a_finding_at_two_places():
+    two = ("FINDINGS: A 6 mm nodule in the right upper lobe and a 9 mm nodule in the left lower "
+           "lobe.\nIMPRESSION: {}")
+    assert find_contradictions(StudyContext(two.format("Two pulmonary nodules."))) == []
+    c = pair(two.format("Solitary pulmonary nodule."))
+    assert (c.kind, c.sentences) == ("count", (0, 1))
+
+
+def test_side_of_a_tube_in_findings_and_impression():
+    text = ("FINDINGS: The left chest tube remains in place. No pneumothorax.\n"
+            "IMPRESSION: Right chest tube in place.")
+    c = pair(text)
+    assert (c.kind, c.sentences) == ("side", (0, 2))
+    found = flagged(text)
+    assert found[2].explanation.startswith(
+        "Contradicts sentence 1, \u201cThe left chest tube remains in place.\u201d, on the side "
+        "of ")
+    assert found[0].suggestion is None and found[2].suggestion is None
+    # a tube on each side, each named where it is
+    assert find_contradictions(StudyContext(
+        "FINDINGS: Left chest tube in place. Right chest tube in place.\n"
+        "IMPRESSION: Right chest tube in place.")) == []
+
+
+def test_a_normal_statement_of_one_side_says_nothing_of_the_other():
+    text = ("FINDINGS: Small left pleural effusion with adjacent atelectasis.\n"
+            "IMPRESSION: Small left effusion. No acute findings on the right.")
+    assert find_contradictions(StudyContext(text)) == []
