@@ -419,6 +419,32 @@ def changes(ctx: StudyContext) -> list[Contradiction]:
                 continue
             out.append(pair(TEMPORAL, _phrased(a), _phrased(b), CONFIDENCE[TEMPORAL],
                             sections, by_section=True))
+    return out + _gone_but_there(ctx, told, sections)
+
+
+_RESIDUAL_RE = re.compile(r"\b(?:residual|remaining|remains?|left ?over|trace|minimal|tiny)\b",
+                          re.IGNORECASE)
+
+
+def _gone_but_there(ctx: StudyContext, told: list[Statement],
+                    sections: dict[int, str]) -> list[Contradiction]:
+    """A finding said to be gone ("Resolved right pleural effusion.") and stated there, with no
+    word of a change, in another sentence ("Small right pleural effusion."); not a residue
+    ("trace residual effusion"), not a tube (one removed, another placed)."""
+    out = []
+    gone = [s for s in told if s.temporal == GONE and not s.device]
+    there = [s for s in _stated(ctx) if s.temporal is None and not s.device
+             and not _RESIDUAL_RE.search(s.phrase or s.words)
+             and not (s.grade is not None and s.grade[1] == 0)]
+    for g in gone:
+        for t in there:
+            if g.sentence == t.sentence or not same_finding(g, t):
+                continue
+            if g.laterality != t.laterality or not places_overlap(g, t):
+                continue
+            first, second = sorted((g, t), key=lambda s: s.sentence)
+            out.append(pair(TEMPORAL, _phrased(first), _phrased(second), CONFIDENCE[TEMPORAL],
+                            sections, by_section=True))
     return out
 
 

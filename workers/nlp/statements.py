@@ -71,7 +71,16 @@ _MORE_CHANGES = ((re.compile(r"\b(?:near(?:ly)?|almost|partial(?:ly)?|partly|lar
                   BETTER),
                  (re.compile(r"\b(?:development|developed|appeared|newly|interval appearance)\b",
                              re.IGNORECASE), NEW),
-                 (re.compile(r"\blarger\b", re.IGNORECASE), WORSE))
+                 (re.compile(r"\blarger\b", re.IGNORECASE), WORSE),
+                 # a change said by its verb's tense or by "in size", in any report: "has
+                 # slightly increased", "decreased in size", "has grown", "enlarging"
+                 (re.compile(r"\b(?:ha(?:s|ve|d)\s+(?:\w+\s+)?increased|increased\s+in\s+"
+                             r"(?:size|extent|amount)|ha(?:s|ve)\s+(?:\w+\s+)?grown|growing|"
+                             r"enlarging)\b", re.IGNORECASE), WORSE),
+                 (re.compile(r"\b(?:ha(?:s|ve|d)\s+(?:\w+\s+)?decreased|decreased\s+in\s+"
+                             r"(?:size|extent|amount)|smaller(?!\s+(?:than|on)\b)|shrinking)\b",
+                             re.IGNORECASE), BETTER),
+                 (re.compile(r"\bre-demonstrat\w*", re.IGNORECASE), PERSISTS))
 # a finding of long standing: no change since the prior is claimed, only that it is not new
 _OLD_RE = re.compile(r"\b(?:old|healed|chronic|remote|long-?standing|sequelae?)\b",
                      re.IGNORECASE)
@@ -356,9 +365,17 @@ _DESCRIBED_BY_DEGREE = frozenset({"interstitial markings", "hyperinflation", "em
                                   "hypoinflation"})
 
 
+# one side measured against the other ("the left smaller than the right", "larger on the
+# right", "right greater than left"): a distribution, no change since the prior
+_SIDE_AGAINST_SIDE_RE = re.compile(
+    r"\b(?:smaller|larger|bigger|greater|less|more)\s+(?:than\s+(?:on\s+)?(?:the\s+)?|"
+    r"on\s+the\s+|in\s+the\s+)(?:left|right|contralateral|other)\b", re.IGNORECASE)
+
+
 def _temporal(clause: str, sentence_change: str | None, finding: Finding,
               timed: bool) -> str | None:
     timed = timed and finding.observation not in _DESCRIBED_BY_DEGREE
+    clause = _SIDE_AGAINST_SIDE_RE.sub(" ", clause)
     for words, change in _MORE_CHANGES:
         if words.search(clause):
             return change
@@ -375,6 +392,7 @@ def _sentence_change(lower: str) -> str | None:
     """The sentence's change when every cue it has says the same (applied to a mention whose
     own clause has none: "Endotracheal tube and enteric tube are unchanged in position"); a
     bare "increased" or "decreased" elsewhere in the sentence describes another thing."""
+    lower = _SIDE_AGAINST_SIDE_RE.sub(" ", lower)
     change = _CHANGE_OF_CUE.get(comparison_cue(lower) or "")
     if change is None:
         return None

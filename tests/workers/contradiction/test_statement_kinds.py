@@ -324,3 +324,35 @@ def test_a_normal_statement_of_one_side_says_nothing_of_the_other():
     text = ("FINDINGS: Small left pleural effusion with adjacent atelectasis.\n"
             "IMPRESSION: Small left effusion. No acute findings on the right.")
     assert find_contradictions(StudyContext(text)) == []
+
+
+def test_temporal_gone_against_there_with_no_word_of_change():
+    text = ("FINDINGS: Resolved right pleural effusion. No pneumothorax.\n"
+            "IMPRESSION: Small right pleural effusion.")
+    c = pair(text)
+    assert (c.kind, c.sentences) == ("temporal", (0, 2))
+    assert flagged(text)[2].explanation.startswith(
+        "Contradicts sentence 1, \u201cResolved right pleural effusion.\u201d, on how pleural "
+        "effusion changed since the prior exam")
+    # a residue, or the other side, is no contradiction
+    for other in ("Trace residual right pleural fluid.", "Small left pleural effusion."):
+        assert find_contradictions(StudyContext(
+            f"FINDINGS: Resolved right pleural effusion.\nIMPRESSION: {other}")) == []
+
+
+@pytest.mark.parametrize("first, second", [
+    ("Since the prior radiograph, the right effusion has grown.", "Decreased right pleural "
+                                                                  "effusion."),
+    ("Re-demonstration of a right lower lobe opacity.", "New right lower lobe opacity."),
+    ("The right pneumothorax has decreased in size.", "Enlarging right pneumothorax."),
+    ("The left effusion has slightly increased.", "Slightly smaller left effusion."),
+])
+def test_temporal_changes_said_by_a_tense_or_a_verb(first, second):
+    # no COMPARISON line: the tense or "in size" says the change
+    assert pair(f"FINDINGS: {first}\nIMPRESSION: {second}").kind == "temporal"
+
+
+def test_one_side_against_the_other_is_no_change():
+    text = ("FINDINGS: Bilateral pleural effusions, the left smaller than the right.\n"
+            "IMPRESSION: Stable bilateral pleural effusions.")
+    assert find_contradictions(StudyContext(text)) == []
