@@ -114,6 +114,22 @@ def denial_qualifiers(finding: Finding, sentence_text: str, sentence_start: int)
 
 # a lesion of the lung is focal by definition (hierarchy: nodule and mass are lesions)
 _LESION_NAME = frozenset({"focal", "lung", "pulmonary"})
+_SPREAD_RE = re.compile(r"\b(?:diffuse|multifocal|bilateral|both|widespread|scattered|patchy|"
+                        r"extensive|multiple|several|bi(?:basilar|apical|hilar))\b", re.IGNORECASE)
+
+
+def own_nature(stated: Finding, stated_sentence: str) -> set[str]:
+    """Words of a denial that only name what the stated finding is ("no focal airspace
+    consolidation" against "left basilar consolidation"): a consolidation or pneumonia fills
+    the airspaces (the hierarchy's airspace opacity), and a finding placed at one place on one
+    side, not spread, is focal."""
+    words = set()
+    if is_a(stated.observation, "airspace opacity"):
+        words |= {"airspace", "air", "space", "alveolar"}
+    if (stated.location is not None or stated.laterality in ("left", "right")) \
+            and not _SPREAD_RE.search(stated_sentence):
+        words.add("focal")
+    return words
 
 
 def sides_agree(denied: Finding, stated: Finding) -> bool:

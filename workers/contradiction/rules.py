@@ -106,12 +106,15 @@ def _claim(ctx: StudyContext, index: int, f: Finding) -> Claim:
     return Claim.of(index, f, _text(ctx, index))
 
 
-def _narrowed(ctx: StudyContext, index: int, denied: Finding, stated_index: int) -> bool:
+def _narrowed(ctx: StudyContext, index: int, denied: Finding, stated_index: int,
+              found: Finding | None = None) -> bool:
     """The denial's own words narrow it to something the stated finding is not ("no new",
     "no displaced", "no acute" beside words the finding's sentence does not use)."""
     sentence = ctx.sentence(index)
     words = guards.denial_qualifiers(denied, sentence.text, sentence.start)
     stated = _text(ctx, stated_index).lower()
+    if found is not None:
+        words -= guards.own_nature(found, stated)
     return any(not re.search(rf"\b{re.escape(w)}\b", stated) for w in words)
 
 
@@ -239,7 +242,7 @@ def presence(ctx: StudyContext) -> list[Contradiction]:
                     continue
                 if guards.chronic(_text(ctx, i)) or stated.severity in ("trace", "minimal"):
                     continue
-            elif _narrowed(ctx, j, denied, i):
+            elif _narrowed(ctx, j, denied, i, stated):
                 continue
             if guards.lasting(_text(ctx, i)) or guards.threshold_leaves_room(text_j, stated):
                 continue

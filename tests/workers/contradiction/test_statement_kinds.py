@@ -356,3 +356,14 @@ def test_one_side_against_the_other_is_no_change():
     text = ("FINDINGS: Bilateral pleural effusions, the left smaller than the right.\n"
             "IMPRESSION: Stable bilateral pleural effusions.")
     assert find_contradictions(StudyContext(text)) == []
+
+
+def test_a_denial_in_words_that_only_name_the_finding():
+    # a consolidation fills the airspaces, and one at one place on one side is focal
+    text = ("FINDINGS: Left basilar consolidation. No effusion.\n"
+            "IMPRESSION: No focal airspace consolidation.")
+    c = pair(text)
+    assert (c.kind, c.sentences, c.doubted) == ("presence", (0, 2), 2)
+    # spread over both lungs it is no focal consolidation
+    assert find_contradictions(StudyContext(
+        "FINDINGS: Patchy bibasilar consolidation.\nIMPRESSION: No focal consolidation.")) == []
