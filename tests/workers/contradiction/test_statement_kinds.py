@@ -367,3 +367,10 @@ def test_a_denial_in_words_that_only_name_the_finding():
     # spread over both lungs it is no focal consolidation
     assert find_contradictions(StudyContext(
         "FINDINGS: Patchy bibasilar consolidation.\nIMPRESSION: No focal consolidation.")) == []
+
+
+@pytest.mark.parametrize("finding", ["Enlarged mediastinal lymph nodes.", "Pneumomediastinum."])
+def test_the_mediastinum_called_normal_against_what_makes_it_abnormal(finding):
+    text = f"FINDINGS: {finding}\nIMPRESSION: The mediastinum is normal."
+    c = pair(text)
+    assert (c.kind, c.sentences, c.doubted) == ("presence", (0, 1), 1)
