@@ -128,6 +128,12 @@ _ORDINAL_RE = re.compile(r"\b(?:" + "|".join(_ORDINALS) + r"|(?:1[0-2]|[1-9])(?:
 # a number just before the finding's words that is no size ("3 nodules", not "9 mm nodule")
 _DIGIT_COUNT_RE = re.compile(r"(?<![\d.])(\d+)\s+(?!(?:mm|cm|millimet|centimet|x\b|by\b))"
                              r"(?:[a-z-]+\s+){0,5}$", re.IGNORECASE)
+# a count said after the finding: "nodules (2)", "a nodule in each lung", "... and another"
+_LISTED_RE = re.compile(r"\s*\(\s*(\d+)\s*\)")
+_EACH_SIDE_RE = re.compile(r"\s+(?:in|on|at|of)\s+(?:each|either)\s+(?:lung|side|hemithorax|"
+                           r"(?:upper|middle|lower)\s+lobe|base|apex)\b", re.IGNORECASE)
+_ANOTHER_RE = re.compile(r"\b(?:and|with|plus)\s+(?:an)?other\s+(?:in|at|on|within|along|over|"
+                         r"one|measuring|similar|smaller|larger)\b", re.IGNORECASE)
 # findings a report counts (one nodule or several; one rib broken or three)
 COUNTED = frozenset({"nodule", "mass", "lesion", "fracture"})
 
@@ -332,6 +338,12 @@ def _count(finding: Finding, before: str, window: str) -> tuple[int | None, bool
     digits = _DIGIT_COUNT_RE.search(before)
     if digits and 0 < int(digits.group(1)) < 50:
         return int(digits.group(1)), True
+    after = window[len(before) + finding.end - finding.start:]
+    listed = _LISTED_RE.match(after)
+    if listed and 0 < int(listed.group(1)) < 50:
+        return int(listed.group(1)), True  # "nodules (2)"
+    if not plural(finding.text) and (_EACH_SIDE_RE.match(after) or _ANOTHER_RE.search(after)):
+        return 2, True  # "a nodule in each lung", "a nodule ... and another in the ..."
     return (MANY if plural(finding.text) else 1), False
 
 

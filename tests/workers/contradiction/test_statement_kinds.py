@@ -374,3 +374,19 @@ def test_the_mediastinum_called_normal_against_what_makes_it_abnormal(finding):
     text = f"FINDINGS: {finding}\nIMPRESSION: The mediastinum is normal."
     c = pair(text)
     assert (c.kind, c.sentences, c.doubted) == ("presence", (0, 1), 1)
+
+
+@pytest.mark.parametrize("first", [
+    "A nodule in each lung.",
+    "Nodule in the right upper lobe and another in the right lower lobe.",
+    "Right lung nodules (2), the largest 8 mm.",
+])
+def test_count_said_after_the_finding(first):
+    text = f"FINDINGS: {first}\nIMPRESSION: Solitary right lung nodule."
+    assert pair(text).kind == "count"
+
+
+def test_another_of_something_else_is_no_second_nodule():
+    text = ("FINDINGS: A 5 mm nodule in the right upper lobe with another calcified granuloma.\n"
+            "IMPRESSION: Solitary right upper lobe nodule.")
+    assert find_contradictions(StudyContext(text)) == []
