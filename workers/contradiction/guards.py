@@ -118,12 +118,22 @@ _SPREAD_RE = re.compile(r"\b(?:diffuse|multifocal|bilateral|both|widespread|scat
                         r"extensive|multiple|several|bi(?:basilar|apical|hilar))\b", re.IGNORECASE)
 
 
+# what makes a lung lesion suspicious in the report's own words (Fleischner: spiculated,
+# irregular or lobulated margins, cavitation, growth; or the report says so)
+_SUSPICIOUS_RE = re.compile(r"\b(?:spiculat\w*|irregular\w*|lobulat\w*|cavitar\w*|cavitat\w*|"
+                            r"enlarging|growing|suspicious|concerning for (?:malignan|neoplas|"
+                            r"metasta|cancer|carcinoma)\w*)", re.IGNORECASE)
+
+
 def own_nature(stated: Finding, stated_sentence: str) -> set[str]:
     """Words of a denial that only name what the stated finding is ("no focal airspace
     consolidation" against "left basilar consolidation"): a consolidation or pneumonia fills
-    the airspaces (the hierarchy's airspace opacity), and a finding placed at one place on one
-    side, not spread, is focal."""
+    the airspaces (the hierarchy's airspace opacity), a finding placed at one place on one
+    side, not spread, is focal, and a lung lesion its own sentence calls spiculated, irregular,
+    cavitary or growing is suspicious."""
     words = set()
+    if is_a(stated.observation, "lesion") and _SUSPICIOUS_RE.search(stated_sentence):
+        words.add("suspicious")
     if is_a(stated.observation, "airspace opacity"):
         words |= {"airspace", "air", "space", "alveolar"}
     if (stated.location is not None or stated.laterality in ("left", "right")) \

@@ -192,6 +192,7 @@ def _narrowed(ctx: StudyContext, d: Statement, p: Statement) -> bool:
     words = guards.denial_qualifiers(d.finding, sentence.text, sentence.start)
     words -= {"focal", "lung", "pulmonary"}  # "no focal airspace disease" names its node
     stated = _text(ctx, p).lower()
+    words -= guards.own_nature(p.finding, stated)
     return any(not re.search(rf"\b{re.escape(w)}\b", stated) for w in words)
 
 

@@ -390,3 +390,14 @@ def test_another_of_something_else_is_no_second_nodule():
     text = ("FINDINGS: A 5 mm nodule in the right upper lobe with another calcified granuloma.\n"
             "IMPRESSION: Solitary right upper lobe nodule.")
     assert find_contradictions(StudyContext(text)) == []
+
+
+def test_a_lesion_its_own_sentence_calls_irregular_is_suspicious():
+    text = ("FINDINGS: 2 cm irregular mass in the left upper lobe.\n"
+            "IMPRESSION: No suspicious pulmonary lesion.")
+    c = pair(text)
+    assert (c.kind, c.sentences, c.doubted) == ("presence", (0, 1), 1)
+    # a lesion described without a sign of suspicion may be what the denial leaves room for
+    assert find_contradictions(StudyContext(
+        "FINDINGS: A 1.4 cm nodule in the right middle lobe.\n"
+        "IMPRESSION: No suspicious pulmonary lesion.")) == []
