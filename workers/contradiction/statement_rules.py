@@ -400,8 +400,9 @@ def changes(ctx: StudyContext) -> list[Contradiction]:
     new and unchanged (or still there), resolved and still there, better and worse,
     unchanged and better or worse."""
     sections = _sections(ctx)
+    # "nearly resolved" is better, still there, though the negation reads "resolved" as absent
     told = [s for s in _image(ctx) if not s.summary and s.told and s.temporal is not None
-            and (s.now == PRESENT or s.temporal == GONE)]
+            and (s.now == PRESENT or s.temporal in (GONE, BETTER))]
     out = []
     for n, a in enumerate(told):
         for b in told[n + 1:]:
@@ -409,8 +410,8 @@ def changes(ctx: StudyContext) -> list[Contradiction]:
                 continue
             if a.laterality != b.laterality or not places_overlap(a, b):
                 continue
-            if a.device and not _one_device(a, b):
-                continue
+            if a.device and (not _one_device(a, b) or {a.temporal, b.temporal} == {GONE, NEW}):
+                continue  # a tube removed and a new one placed are two tubes
             gone = [x for x in (a, b) if x.temporal == GONE]
             if len(gone) == 1:
                 there = b if gone[0] is a else a
@@ -430,16 +431,19 @@ _RESIDUAL_RE = re.compile(r"\b(?:residual|remaining|remains?|left ?over|trace|mi
 def _gone_but_there(ctx: StudyContext, told: list[Statement],
                     sections: dict[int, str]) -> list[Contradiction]:
     """A finding said to be gone ("Resolved right pleural effusion.") and stated there, with no
-    word of a change, in another sentence ("Small right pleural effusion."); not a residue
-    ("trace residual effusion"), not a tube (one removed, another placed)."""
+    word of a change, in another sentence ("Small right pleural effusion."; "Interval removal
+    of the left chest tube." / "Left chest tube in place."); not a residue ("trace residual
+    effusion"), not a tube of another kind or one called new (one removed, another placed)."""
     out = []
-    gone = [s for s in told if s.temporal == GONE and not s.device]
-    there = [s for s in _stated(ctx) if s.temporal is None and not s.device
+    gone = [s for s in told if s.temporal == GONE]
+    there = [s for s in _stated(ctx) if s.temporal is None
              and not _RESIDUAL_RE.search(s.phrase or s.words)
              and not (s.grade is not None and s.grade[1] == 0)]
     for g in gone:
         for t in there:
             if g.sentence == t.sentence or not same_finding(g, t):
+                continue
+            if g.device and (g.concept != t.concept or not _one_device(g, t)):
                 continue
             if g.laterality != t.laterality or not places_overlap(g, t):
                 continue

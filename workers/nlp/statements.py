@@ -76,11 +76,15 @@ _MORE_CHANGES = ((re.compile(r"\b(?:near(?:ly)?|almost|partial(?:ly)?|partly|lar
                  # slightly increased", "decreased in size", "has grown", "enlarging"
                  (re.compile(r"\b(?:ha(?:s|ve|d)\s+(?:\w+\s+)?increased|increased\s+in\s+"
                              r"(?:size|extent|amount)|ha(?:s|ve)\s+(?:\w+\s+)?grown|growing|"
-                             r"enlarging)\b", re.IGNORECASE), WORSE),
+                             r"enlarging|increasing)\b", re.IGNORECASE), WORSE),
                  (re.compile(r"\b(?:ha(?:s|ve|d)\s+(?:\w+\s+)?decreased|decreased\s+in\s+"
-                             r"(?:size|extent|amount)|smaller(?!\s+(?:than|on)\b)|shrinking)\b",
+                             r"(?:size|extent|amount)|smaller(?!\s+(?:than|on)\b)|shrinking|decreasing)\b",
                              re.IGNORECASE), BETTER),
-                 (re.compile(r"\bre-demonstrat\w*", re.IGNORECASE), PERSISTS))
+                 (re.compile(r"\bre-demonstrat\w*", re.IGNORECASE), PERSISTS),
+                 # a tube or line put in since the prior exam is new
+                 (re.compile(r"\b(?:interval\s+(?:placement|insertion)|newly\s+(?:placed|"
+                             r"inserted)|ha(?:s|ve)\s+been\s+(?:placed|inserted))\b",
+                             re.IGNORECASE), NEW))
 # a finding of long standing: no change since the prior is claimed, only that it is not new
 _OLD_RE = re.compile(r"\b(?:old|healed|chronic|remote|long-?standing|sequelae?)\b",
                      re.IGNORECASE)

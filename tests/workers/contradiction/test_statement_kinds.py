@@ -401,3 +401,21 @@ def test_a_lesion_its_own_sentence_calls_irregular_is_suspicious():
     assert find_contradictions(StudyContext(
         "FINDINGS: A 1.4 cm nodule in the right middle lobe.\n"
         "IMPRESSION: No suspicious pulmonary lesion.")) == []
+
+
+@pytest.mark.parametrize("first, second", [
+    ("Interval removal of the left chest tube.", "Left chest tube in place."),
+    ("Unchanged position of the enteric tube.", "Interval placement of an enteric tube."),
+    ("The right-sided pleural effusion has nearly resolved.", "Increasing right pleural "
+                                                              "effusion."),
+])
+def test_temporal_of_tubes_and_of_a_finding_nearly_gone(first, second):
+    text = f"FINDINGS: {first}\nIMPRESSION: {second}"
+    c = pair(text)
+    assert (c.kind, c.sentences) == ("temporal", (0, 1))
+
+
+def test_a_tube_removed_and_a_new_one_placed_are_two_tubes():
+    text = ("FINDINGS: Interval removal of the left chest tube. A new left chest tube has been "
+            "placed.\nIMPRESSION: New left chest tube.")
+    assert find_contradictions(StudyContext(text)) == []
