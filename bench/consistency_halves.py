@@ -12,6 +12,12 @@ Prints figures; asserts nothing. Run from the repository root:
 
 ``--show A`` also prints the scorer's list of misses and false flags of half A (only the
 half rules are written for; half B's misses are not read while tuning).
+
+``bench/consistency_own.jsonl`` and ``bench/consistency_own_priors.jsonl`` are ours: wordings
+the project's engineers wrote themselves (no case of either half read), in the same format, by
+kind (hierarchy, laterality, temporal, severity, count, prior-report claims, and clean reports
+that tempt a naive checker). Each is scored whole ("own", "own_priors"; ``--show own`` prints
+the first one's misses: rules may be read off them).
 """
 from __future__ import annotations
 
@@ -23,7 +29,10 @@ from pathlib import Path
 
 from dev_halves import BENCH, _by_id, _run, half
 
-SETS = [("within", "consistency_within.jsonl"), ("priors", "consistency_priors.jsonl")]
+SETS = [("within", BENCH / "consistency_within.jsonl"),
+        ("priors", BENCH / "consistency_priors.jsonl"),
+        ("own", Path(__file__).resolve().parent / "consistency_own.jsonl"),
+        ("own_priors", Path(__file__).resolve().parent / "consistency_own_priors.jsonl")]
 
 
 def _score(cases: list[str], output: Path, tmp: Path, show: bool) -> str:
@@ -40,9 +49,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", required=True, help="folder for the audits' outputs")
     parser.add_argument("--score-only", action="store_true", help="score the outputs in --out")
-    parser.add_argument("--show", choices=("A", "B", "all"),
-                        help="print the scorer's detail for this half")
-    parser.add_argument("--sets", nargs="*", help="only these sets (within, priors)")
+    parser.add_argument("--show", choices=("A", "B", "all", "own", "own_priors"),
+                        help="print the scorer's detail for this half (or our own set)")
+    parser.add_argument("--sets", nargs="*",
+                        help="only these sets (within, priors, own, own_priors)")
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -52,11 +62,12 @@ def main() -> None:
                 continue
             output = out / f"consistency_{name}.jsonl"
             if not args.score_only:
-                _run("audit_reports", BENCH / source, output)
-            cases = _by_id(BENCH / source)
-            for part in ("A", "B", "all"):
+                _run("audit_reports", source, output)
+            cases = _by_id(source)
+            for part in ("all",) if name.startswith("own") else ("A", "B", "all"):
                 ids = [i for i in cases if part == "all" or half(i) == part]
-                text = _score([cases[i] for i in ids], output, Path(tmp), args.show == part)
+                show = args.show == (name if name.startswith("own") else part)
+                text = _score([cases[i] for i in ids], output, Path(tmp), show)
                 print(f"{name:7} {part:3} {len(ids):>3} {text}", flush=True)
 
 

@@ -11,8 +11,9 @@ import re
 from functools import lru_cache
 
 from workers.nlp.denial_words import last_denial_end
-from workers.nlp.findings import Finding
+from workers.nlp.findings import ABSENT, Finding
 from workers.nlp.hedges import speaks_of_history
+from workers.nlp.hierarchy import is_a
 from workers.nlp.vocabulary import LATERALITY_RE, LOCATION_RE, SEVERITY_RE
 from workers.study.context import STOPWORDS
 
@@ -51,9 +52,11 @@ CHANGE_CUES = frozenset({"new", "worsened", "increased", "decreased", "improved"
 _WORD_RE = re.compile(r"[a-z][a-z-]*")
 # Words between a denial and its finding that do not narrow it. A redacted word ("No XXXX
 # airspace disease", "No ___ effusion") may have been "other" or "new", so it narrows.
-_NEUTRAL = (STOPWORDS - {"xxxx"}) | {"evidence", "signs", "sign", "findings", "finding", "visible",
-                        "appreciable", "appreciated", "obvious", "demonstrable", "frank",
-                        "convincing", "radiographic", "the", "a", "an", "any", "is", "there"}
+# "Other" and "more" narrow too: "no other nodules" leaves room for the nodules named.
+_NEUTRAL = (STOPWORDS - {"xxxx", "other", "more"}) | {
+    "evidence", "signs", "sign", "findings", "finding", "visible", "appreciable", "appreciated",
+    "obvious", "demonstrable", "frank", "convincing", "radiographic", "the", "a", "an", "any",
+    "is", "there"}
 
 
 # The detector asks this of a sentence once per pair it is in; it is pure in the text.
@@ -103,7 +106,40 @@ def denial_qualifiers(finding: Finding, sentence_text: str, sentence_start: int)
     if "___" in gap:
         return {"___"}
     gap = LATERALITY_RE.sub(" ", SEVERITY_RE.sub(" ", LOCATION_RE.sub(" ", gap)))
-    return {w for w in _WORD_RE.findall(gap) if w not in _NEUTRAL}
+    words = {w for w in _WORD_RE.findall(gap) if w not in _NEUTRAL}
+    if is_a(finding.observation, "lesion"):
+        words -= _LESION_NAME  # "no focal lung lesion" is the lesion's own name
+    return words
+
+
+# a lesion of the lung is focal by definition (hierarchy: nodule and mass are lesions)
+_LESION_NAME = frozenset({"focal", "lung", "pulmonary"})
+_SPREAD_RE = re.compile(r"\b(?:diffuse|multifocal|bilateral|both|widespread|scattered|patchy|"
+                        r"extensive|multiple|several|bi(?:basilar|apical|hilar))\b", re.IGNORECASE)
+
+
+# what makes a lung lesion suspicious in the report's own words (Fleischner: spiculated,
+# irregular or lobulated margins, cavitation, growth; or the report says so)
+_SUSPICIOUS_RE = re.compile(r"\b(?:spiculat\w*|irregular\w*|lobulat\w*|cavitar\w*|cavitat\w*|"
+                            r"enlarging|growing|suspicious|concerning for (?:malignan|neoplas|"
+                            r"metasta|cancer|carcinoma)\w*)", re.IGNORECASE)
+
+
+def own_nature(stated: Finding, stated_sentence: str) -> set[str]:
+    """Words of a denial that only name what the stated finding is ("no focal airspace
+    consolidation" against "left basilar consolidation"): a consolidation or pneumonia fills
+    the airspaces (the hierarchy's airspace opacity), a finding placed at one place on one
+    side, not spread, is focal, and a lung lesion its own sentence calls spiculated, irregular,
+    cavitary or growing is suspicious."""
+    words = set()
+    if is_a(stated.observation, "lesion") and _SUSPICIOUS_RE.search(stated_sentence):
+        words.add("suspicious")
+    if is_a(stated.observation, "airspace opacity"):
+        words |= {"airspace", "air", "space", "alveolar"}
+    if (stated.location is not None or stated.laterality in ("left", "right")) \
+            and not _SPREAD_RE.search(stated_sentence):
+        words.add("focal")
+    return words
 
 
 def sides_agree(denied: Finding, stated: Finding) -> bool:
@@ -124,6 +160,13 @@ def places_agree(denied: Finding, stated: Finding) -> bool:
 def sizes_agree(denied: Finding, stated: Finding) -> bool:
     """A denial with a size ("no large effusion") denies that size only."""
     return denied.severity is None or denied.severity == stated.severity
+
+
+def named_beside(findings) -> set[str]:
+    """What a summary's own sentence names as there ("no acute process other than the
+    effusion"): a finding that sentence denies ("lungs are clear without focal consolidation")
+    makes the summary say more, not less."""
+    return {f.observation for f in findings if not f.implied and f.status != ABSENT}
 
 
 def exception_leaves_room(sentence_text: str, named: set[str], observation: str,

@@ -106,12 +106,15 @@ def _claim(ctx: StudyContext, index: int, f: Finding) -> Claim:
     return Claim.of(index, f, _text(ctx, index))
 
 
-def _narrowed(ctx: StudyContext, index: int, denied: Finding, stated_index: int) -> bool:
+def _narrowed(ctx: StudyContext, index: int, denied: Finding, stated_index: int,
+              found: Finding | None = None) -> bool:
     """The denial's own words narrow it to something the stated finding is not ("no new",
     "no displaced", "no acute" beside words the finding's sentence does not use)."""
     sentence = ctx.sentence(index)
     words = guards.denial_qualifiers(denied, sentence.text, sentence.start)
     stated = _text(ctx, stated_index).lower()
+    if found is not None:
+        words -= guards.own_nature(found, stated)
     return any(not re.search(rf"\b{re.escape(w)}\b", stated) for w in words)
 
 
@@ -166,7 +169,7 @@ def global_normal(ctx: StudyContext) -> list[Contradiction]:
     out = []
     for j, implied, words in _global_statements(ctx):
         text = _text(ctx, j)
-        named = {f.observation for f in ctx.findings.get(j, []) if not f.implied}
+        named = guards.named_beside(ctx.findings.get(j, []))
         bone = implied.cue == GLOBAL_BONE_PHRASE
         cardiopulmonary = bool(_CARDIOPULMONARY_RE.search(words))
         for i, stated in _positives(ctx):
@@ -175,6 +178,8 @@ def global_normal(ctx: StudyContext) -> list[Contradiction]:
                 GLOBAL_NORMAL_PHRASE if cardiopulmonary else NO_ACUTE_ABNORMALITY)
             if i == j or not contradicts(summary, obs):
                 continue
+            if {implied.laterality, stated.laterality} == {"left", "right"}:
+                continue  # "no acute findings on the right" says nothing of the left
             if guards.exception_leaves_room(text, named, obs, _related):
                 continue
             if guards.chronic(_text(ctx, i)) or stated.severity in ("trace", "minimal"):
@@ -215,7 +220,7 @@ def presence(ctx: StudyContext) -> list[Contradiction]:
             # "AP chest compared to ___: heart size normal" it names the film
             continue
         text_j = _text(ctx, j)
-        named = {f.observation for f in ctx.findings.get(j, []) if not f.implied}
+        named = guards.named_beside(ctx.findings.get(j, []))
         for i, stated in positives:
             if i == j or (i, j) in out or (j, i) in out:
                 continue
@@ -237,7 +242,7 @@ def presence(ctx: StudyContext) -> list[Contradiction]:
                     continue
                 if guards.chronic(_text(ctx, i)) or stated.severity in ("trace", "minimal"):
                     continue
-            elif _narrowed(ctx, j, denied, i):
+            elif _narrowed(ctx, j, denied, i, stated):
                 continue
             if guards.lasting(_text(ctx, i)) or guards.threshold_leaves_room(text_j, stated):
                 continue

@@ -123,7 +123,7 @@ def hierarchy_presence(ctx: StudyContext) -> list[Contradiction]:
         if d.status != ABSENT or not d.committed or d.temporal in (NEW, WORSE, BETTER, GONE):
             continue  # "no new consolidation" denies a change, not the finding
         text_d = _text(ctx, d)
-        named = {f.observation for f in ctx.findings.get(d.sentence, []) if not f.implied}
+        named = guards.named_beside(ctx.findings.get(d.sentence, []))
         for p in stated:
             if p.sentence == d.sentence:
                 continue
@@ -190,8 +190,9 @@ def _outside_lungs(p: Statement) -> bool:
 def _narrowed(ctx: StudyContext, d: Statement, p: Statement) -> bool:
     sentence = ctx.sentence(d.sentence)
     words = guards.denial_qualifiers(d.finding, sentence.text, sentence.start)
-    words -= {"focal", "lung", "pulmonary"}  # "no focal lung lesion" is the lesion's own name
+    words -= {"focal", "lung", "pulmonary"}  # "no focal airspace disease" names its node
     stated = _text(ctx, p).lower()
+    words -= guards.own_nature(p.finding, stated)
     return any(not re.search(rf"\b{re.escape(w)}\b", stated) for w in words)
 
 
@@ -255,6 +256,27 @@ def statement_sides(ctx: StudyContext) -> list[Contradiction]:
             if (i.concept in _MANY or f.concept in _MANY) and not _one_thing(i, f):
                 continue
         out.append(pair(SIDE, _claim(ctx, f), _claim(ctx, i), CONFIDENCE[SIDE], sections))
+    return out
+
+
+def device_sides(ctx: StudyContext) -> list[Contradiction]:
+    """The IMPRESSION puts a tube or line on one side and the FINDINGS put the same device
+    (same kind) only on the other ("The left chest tube remains in place." / "Right chest tube
+    in place."): a report that names no such device on the impression's side anywhere else."""
+    sections = _sections(ctx)
+    there = [s for s in _image(ctx) if s.device and s.committed and s.now == PRESENT]
+    out = []
+    for i in there:
+        if sections[i.sentence] != "impression" or i.laterality not in ("left", "right"):
+            continue
+        same = [o for o in there if o is not i and o.concept == i.concept
+                and not (o.kinds and i.kinds and not o.kinds & i.kinds)]
+        if any(o.laterality in (None, i.laterality, "bilateral") for o in same):
+            continue
+        other = [o for o in same if sections[o.sentence] == "findings"]
+        if other:
+            out.append(pair(SIDE, _claim(ctx, other[0]), _claim(ctx, i), CONFIDENCE[SIDE],
+                            sections))
     return out
 
 
@@ -324,7 +346,7 @@ def counts(ctx: StudyContext) -> list[Contradiction]:
     """One against several of a finding a report counts: "Solitary ... nodule" against "two
     nodules", "Single acute right rib fracture" against fractures of three ribs."""
     sections = _sections(ctx)
-    stated = [s for s in _stated(ctx) if s.count is not None]
+    stated = _sentence_totals([s for s in _stated(ctx) if s.count is not None])
     out = []
     for n, a in enumerate(stated):
         for b in stated[n + 1:]:
@@ -344,6 +366,33 @@ def counts(ctx: StudyContext) -> list[Contradiction]:
     return out
 
 
+def _sentence_totals(stated: list[Statement]) -> list[Statement]:
+    """One sentence that names a finding several times ("a 6 mm nodule in the right upper
+    lobe and a 9 mm nodule in the left lower lobe") says how many there are: the sum, on
+    whichever sides they are. Mentions told apart by side, place or size are several; a
+    number said ("two nodules: ...") already counts the mentions after it."""
+    out: list[Statement] = []
+    summed: list[Statement] = []  # totals this function made (their count is said by it)
+    for s in stated:
+        same = [o for o in out if o.sentence == s.sentence and o.concept == s.concept]
+        if same and ((same[0].count_said and same[0] not in summed) or s.count_said or (
+                (same[0].laterality, same[0].location, same[0].size_mm)
+                == (s.laterality, s.location, s.size_mm))):
+            continue
+        if not same:
+            out.append(s)
+            continue
+        first = same[0]
+        total = MANY if MANY in (first.count, s.count) else first.count + s.count
+        side = first.laterality if first.laterality == s.laterality else (
+            "bilateral" if first.laterality and s.laterality else None)
+        place = first.location if first.location == s.location else None
+        total_of = replace(first, count=total, count_said=True, laterality=side, location=place)
+        out[out.index(first)] = total_of
+        summed.append(total_of)
+    return out
+
+
 # ---- temporal change -------------------------------------------------------------------------
 
 def changes(ctx: StudyContext) -> list[Contradiction]:
@@ -351,8 +400,9 @@ def changes(ctx: StudyContext) -> list[Contradiction]:
     new and unchanged (or still there), resolved and still there, better and worse,
     unchanged and better or worse."""
     sections = _sections(ctx)
+    # "nearly resolved" is better, still there, though the negation reads "resolved" as absent
     told = [s for s in _image(ctx) if not s.summary and s.told and s.temporal is not None
-            and (s.now == PRESENT or s.temporal == GONE)]
+            and (s.now == PRESENT or s.temporal in (GONE, BETTER))]
     out = []
     for n, a in enumerate(told):
         for b in told[n + 1:]:
@@ -360,8 +410,8 @@ def changes(ctx: StudyContext) -> list[Contradiction]:
                 continue
             if a.laterality != b.laterality or not places_overlap(a, b):
                 continue
-            if a.device and not _one_device(a, b):
-                continue
+            if a.device and (not _one_device(a, b) or {a.temporal, b.temporal} == {GONE, NEW}):
+                continue  # a tube removed and a new one placed are two tubes
             gone = [x for x in (a, b) if x.temporal == GONE]
             if len(gone) == 1:
                 there = b if gone[0] is a else a
@@ -370,6 +420,35 @@ def changes(ctx: StudyContext) -> list[Contradiction]:
             elif gone or frozenset((a.temporal, b.temporal)) not in _EXCLUDING:
                 continue
             out.append(pair(TEMPORAL, _phrased(a), _phrased(b), CONFIDENCE[TEMPORAL],
+                            sections, by_section=True))
+    return out + _gone_but_there(ctx, told, sections)
+
+
+_RESIDUAL_RE = re.compile(r"\b(?:residual|remaining|remains?|left ?over|trace|minimal|tiny)\b",
+                          re.IGNORECASE)
+
+
+def _gone_but_there(ctx: StudyContext, told: list[Statement],
+                    sections: dict[int, str]) -> list[Contradiction]:
+    """A finding said to be gone ("Resolved right pleural effusion.") and stated there, with no
+    word of a change, in another sentence ("Small right pleural effusion."; "Interval removal
+    of the left chest tube." / "Left chest tube in place."); not a residue ("trace residual
+    effusion"), not a tube of another kind or one called new (one removed, another placed)."""
+    out = []
+    gone = [s for s in told if s.temporal == GONE]
+    there = [s for s in _stated(ctx) if s.temporal is None
+             and not _RESIDUAL_RE.search(s.phrase or s.words)
+             and not (s.grade is not None and s.grade[1] == 0)]
+    for g in gone:
+        for t in there:
+            if g.sentence == t.sentence or not same_finding(g, t):
+                continue
+            if g.device and (g.concept != t.concept or not _one_device(g, t)):
+                continue
+            if g.laterality != t.laterality or not places_overlap(g, t):
+                continue
+            first, second = sorted((g, t), key=lambda s: s.sentence)
+            out.append(pair(TEMPORAL, _phrased(first), _phrased(second), CONFIDENCE[TEMPORAL],
                             sections, by_section=True))
     return out
 
@@ -416,8 +495,8 @@ def _one_device(a: Statement, b: Statement) -> bool:
     return a.laterality == b.laterality or None in (a.laterality, b.laterality)
 
 
-RULES = (hierarchy_presence, statement_sides, grades, counts, changes, devices)
+RULES = (hierarchy_presence, statement_sides, device_sides, grades, counts, changes, devices)
 
-__all__ = ["RULES", "change_words", "changes", "counts", "devices", "grades",
+__all__ = ["RULES", "change_words", "changes", "counts", "device_sides", "devices", "grades",
            "hierarchy_presence", "statement_sides"]
 

@@ -71,7 +71,20 @@ _MORE_CHANGES = ((re.compile(r"\b(?:near(?:ly)?|almost|partial(?:ly)?|partly|lar
                   BETTER),
                  (re.compile(r"\b(?:development|developed|appeared|newly|interval appearance)\b",
                              re.IGNORECASE), NEW),
-                 (re.compile(r"\blarger\b", re.IGNORECASE), WORSE))
+                 (re.compile(r"\blarger\b", re.IGNORECASE), WORSE),
+                 # a change said by its verb's tense or by "in size", in any report: "has
+                 # slightly increased", "decreased in size", "has grown", "enlarging"
+                 (re.compile(r"\b(?:ha(?:s|ve|d)\s+(?:\w+\s+)?increased|increased\s+in\s+"
+                             r"(?:size|extent|amount)|ha(?:s|ve)\s+(?:\w+\s+)?grown|growing|"
+                             r"enlarging|increasing)\b", re.IGNORECASE), WORSE),
+                 (re.compile(r"\b(?:ha(?:s|ve|d)\s+(?:\w+\s+)?decreased|decreased\s+in\s+"
+                             r"(?:size|extent|amount)|smaller(?!\s+(?:than|on)\b)|shrinking|decreasing)\b",
+                             re.IGNORECASE), BETTER),
+                 (re.compile(r"\bre-demonstrat\w*", re.IGNORECASE), PERSISTS),
+                 # a tube or line put in since the prior exam is new
+                 (re.compile(r"\b(?:interval\s+(?:placement|insertion)|newly\s+(?:placed|"
+                             r"inserted)|ha(?:s|ve)\s+been\s+(?:placed|inserted))\b",
+                             re.IGNORECASE), NEW))
 # a finding of long standing: no change since the prior is claimed, only that it is not new
 _OLD_RE = re.compile(r"\b(?:old|healed|chronic|remote|long-?standing|sequelae?)\b",
                      re.IGNORECASE)
@@ -119,6 +132,12 @@ _ORDINAL_RE = re.compile(r"\b(?:" + "|".join(_ORDINALS) + r"|(?:1[0-2]|[1-9])(?:
 # a number just before the finding's words that is no size ("3 nodules", not "9 mm nodule")
 _DIGIT_COUNT_RE = re.compile(r"(?<![\d.])(\d+)\s+(?!(?:mm|cm|millimet|centimet|x\b|by\b))"
                              r"(?:[a-z-]+\s+){0,5}$", re.IGNORECASE)
+# a count said after the finding: "nodules (2)", "a nodule in each lung", "... and another"
+_LISTED_RE = re.compile(r"\s*\(\s*(\d+)\s*\)")
+_EACH_SIDE_RE = re.compile(r"\s+(?:in|on|at|of)\s+(?:each|either)\s+(?:lung|side|hemithorax|"
+                           r"(?:upper|middle|lower)\s+lobe|base|apex)\b", re.IGNORECASE)
+_ANOTHER_RE = re.compile(r"\b(?:and|with|plus)\s+(?:an)?other\s+(?:in|at|on|within|along|over|"
+                         r"one|measuring|similar|smaller|larger)\b", re.IGNORECASE)
 # findings a report counts (one nodule or several; one rib broken or three)
 COUNTED = frozenset({"nodule", "mass", "lesion", "fracture"})
 
@@ -314,17 +333,38 @@ def _count(finding: Finding, before: str, window: str) -> tuple[int | None, bool
     if finding.observation not in COUNTED:
         return None, False
     if finding.observation == "fracture":
-        ribs = _ORDINAL_RE.findall(window)
-        ranges = [m for m in _ORDINAL_RE.finditer(window) if re.search(r"-|through|to", m.group())]
+        ribs = [_ribs_in(m.group()) for m in _ORDINAL_RE.finditer(window)]
         if ribs:
-            return (MANY if ranges else len(ribs)), True
+            return (MANY if None in ribs else sum(ribs)), True
     said = _COUNT_RE.findall(before)
     if said:
         return _NUMBERS[said[-1].lower()], True
     digits = _DIGIT_COUNT_RE.search(before)
     if digits and 0 < int(digits.group(1)) < 50:
         return int(digits.group(1)), True
+    after = window[len(before) + finding.end - finding.start:]
+    listed = _LISTED_RE.match(after)
+    if listed and 0 < int(listed.group(1)) < 50:
+        return int(listed.group(1)), True  # "nodules (2)"
+    if not plural(finding.text) and (_EACH_SIDE_RE.match(after) or _ANOTHER_RE.search(after)):
+        return 2, True  # "a nodule in each lung", "a nodule ... and another in the ..."
     return (MANY if plural(finding.text) else 1), False
+
+
+def _ordinal(word: str) -> int:
+    word = word.lower()
+    return _ORDINALS.index(word) + 1 if word in _ORDINALS else int(re.match(r"\d+", word).group())
+
+
+def _ribs_in(words: str) -> int | None:
+    """How many ribs an ordinal or a range of them names ("fourth" 1, "fourth through sixth"
+    3, "4th-7th" 4); None for a range that runs backwards."""
+    ends = re.findall(r"[a-z]+|\d+(?:st|nd|rd|th)", words.lower())
+    ends = [e for e in ends if e in _ORDINALS or e[0].isdigit()]
+    if len(ends) < 2:
+        return 1
+    first, last = _ordinal(ends[0]), _ordinal(ends[-1])
+    return last - first + 1 if last >= first else None
 
 
 def plural(words: str) -> bool:
@@ -341,9 +381,17 @@ _DESCRIBED_BY_DEGREE = frozenset({"interstitial markings", "hyperinflation", "em
                                   "hypoinflation"})
 
 
+# one side measured against the other ("the left smaller than the right", "larger on the
+# right", "right greater than left"): a distribution, no change since the prior
+_SIDE_AGAINST_SIDE_RE = re.compile(
+    r"\b(?:smaller|larger|bigger|greater|less|more)\s+(?:than\s+(?:on\s+)?(?:the\s+)?|"
+    r"on\s+the\s+|in\s+the\s+)(?:left|right|contralateral|other)\b", re.IGNORECASE)
+
+
 def _temporal(clause: str, sentence_change: str | None, finding: Finding,
               timed: bool) -> str | None:
     timed = timed and finding.observation not in _DESCRIBED_BY_DEGREE
+    clause = _SIDE_AGAINST_SIDE_RE.sub(" ", clause)
     for words, change in _MORE_CHANGES:
         if words.search(clause):
             return change
@@ -360,6 +408,7 @@ def _sentence_change(lower: str) -> str | None:
     """The sentence's change when every cue it has says the same (applied to a mention whose
     own clause has none: "Endotracheal tube and enteric tube are unchanged in position"); a
     bare "increased" or "decreased" elsewhere in the sentence describes another thing."""
+    lower = _SIDE_AGAINST_SIDE_RE.sub(" ", lower)
     change = _CHANGE_OF_CUE.get(comparison_cue(lower) or "")
     if change is None:
         return None

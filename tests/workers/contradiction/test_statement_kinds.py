@@ -243,3 +243,179 @@ def test_a_doubt_about_the_diagnosis_leaves_the_finding_stated():
     assert find_contradictions(StudyContext(
         "FINDINGS: Findings likely represent a small left pleural effusion.\n"
         "IMPRESSION: No pleural abnormality.")) == []
+
+
+# ---- wordings of our own (bench/consistency_own.jsonl): each kind the engine newly reads ----
+
+def test_a_denial_in_the_summary_sentence_makes_it_say_more():
+    # "without focal consolidation" is no exception that leaves room for a consolidation
+    text = ("FINDINGS: Consolidation in the right middle lobe. No effusion.\n"
+            "IMPRESSION: Lungs are clear without focal consolidation.")
+    c = pair(text)
+    assert (c.kind, c.sentences, c.doubted) == ("presence", (0, 2), 2)
+    assert flagged(text)[0].explanation.startswith(
+        "Contradicts sentence 3, \u201cLungs are clear without focal consolidation.\u201d, on "
+        "whether consolidation is present")
+    # an exception that names what is there still leaves room for it
+    assert find_contradictions(StudyContext(
+        "FINDINGS: Consolidation in the right middle lobe.\n"
+        "IMPRESSION: Lungs are clear except for right middle lobe consolidation.")) == []
+
+
+def test_a_focal_lung_lesion_denied_against_a_lesion_stated():
+    text = ("FINDINGS: Right upper lobe cavitary lesion measuring 3 cm.\n"
+            "IMPRESSION: No focal lung lesion.")
+    c = pair(text)
+    assert (c.kind, c.sentences, c.doubted) == ("presence", (0, 1), 1)
+    # "no other nodules" leaves room for the nodules the report names
+    assert find_contradictions(StudyContext(
+        "FINDINGS: Two nodules are noted in the right lung. No other pulmonary nodules are "
+        "identified.")) == []
+
+
+def test_a_collapsed_lobe_against_no_acute_cardiopulmonary_process():
+    text = ("FINDINGS: There is complete collapse of the left lower lobe. Heart size normal.\n"
+            "IMPRESSION: No acute cardiopulmonary process.")
+    c = pair(text)
+    assert (c.kind, c.sentences, c.doubted) == ("global_normal", (0, 2), 2)
+
+
+def test_an_explained_opacity_leaves_no_acute_process():
+    text = ("FINDINGS: Right basilar opacity likely atelectasis. Heart size normal.\n"
+            "IMPRESSION: No acute cardiopulmonary process.")
+    assert find_contradictions(StudyContext(text)) == []
+
+
+def test_count_a_range_of_ribs():
+    text = ("FINDINGS: Left fourth through sixth rib fractures. No pneumothorax.\n"
+            "IMPRESSION: Two left rib fractures.")
+    c = pair(text)
+    assert (c.kind, c.sentences) == ("count", (0, 2))
+    assert flagged(text)[2].explanation.startswith(
+        "Contradicts sentence 1, \u201cLeft fourth through sixth rib fractures.\u201d, on how many "
+        "there are of fracture")
+
+
+def test_count_one_sentence_naming_a_finding_at_two_places():
+    two = ("FINDINGS: A 6 mm nodule in the right upper lobe and a 9 mm nodule in the left lower "
+           "lobe.\nIMPRESSION: {}")
+    assert find_contradictions(StudyContext(two.format("Two pulmonary nodules."))) == []
+    c = pair(two.format("Solitary pulmonary nodule."))
+    assert (c.kind, c.sentences) == ("count", (0, 1))
+
+
+def test_side_of_a_tube_in_findings_and_impression():
+    text = ("FINDINGS: The left chest tube remains in place. No pneumothorax.\n"
+            "IMPRESSION: Right chest tube in place.")
+    c = pair(text)
+    assert (c.kind, c.sentences) == ("side", (0, 2))
+    found = flagged(text)
+    assert found[2].explanation.startswith(
+        "Contradicts sentence 1, \u201cThe left chest tube remains in place.\u201d, on the side "
+        "of ")
+    assert found[0].suggestion is None and found[2].suggestion is None
+    # a tube on each side, each named where it is
+    assert find_contradictions(StudyContext(
+        "FINDINGS: Left chest tube in place. Right chest tube in place.\n"
+        "IMPRESSION: Right chest tube in place.")) == []
+
+
+def test_a_normal_statement_of_one_side_says_nothing_of_the_other():
+    text = ("FINDINGS: Small left pleural effusion with adjacent atelectasis.\n"
+            "IMPRESSION: Small left effusion. No acute findings on the right.")
+    assert find_contradictions(StudyContext(text)) == []
+
+
+def test_temporal_gone_against_there_with_no_word_of_change():
+    text = ("FINDINGS: Resolved right pleural effusion. No pneumothorax.\n"
+            "IMPRESSION: Small right pleural effusion.")
+    c = pair(text)
+    assert (c.kind, c.sentences) == ("temporal", (0, 2))
+    assert flagged(text)[2].explanation.startswith(
+        "Contradicts sentence 1, \u201cResolved right pleural effusion.\u201d, on how pleural "
+        "effusion changed since the prior exam")
+    # a residue, or the other side, is no contradiction
+    for other in ("Trace residual right pleural fluid.", "Small left pleural effusion."):
+        assert find_contradictions(StudyContext(
+            f"FINDINGS: Resolved right pleural effusion.\nIMPRESSION: {other}")) == []
+
+
+@pytest.mark.parametrize("first, second", [
+    ("Since the prior radiograph, the right effusion has grown.", "Decreased right pleural "
+                                                                  "effusion."),
+    ("Re-demonstration of a right lower lobe opacity.", "New right lower lobe opacity."),
+    ("The right pneumothorax has decreased in size.", "Enlarging right pneumothorax."),
+    ("The left effusion has slightly increased.", "Slightly smaller left effusion."),
+])
+def test_temporal_changes_said_by_a_tense_or_a_verb(first, second):
+    # no COMPARISON line: the tense or "in size" says the change
+    assert pair(f"FINDINGS: {first}\nIMPRESSION: {second}").kind == "temporal"
+
+
+def test_one_side_against_the_other_is_no_change():
+    text = ("FINDINGS: Bilateral pleural effusions, the left smaller than the right.\n"
+            "IMPRESSION: Stable bilateral pleural effusions.")
+    assert find_contradictions(StudyContext(text)) == []
+
+
+def test_a_denial_in_words_that_only_name_the_finding():
+    # a consolidation fills the airspaces, and one at one place on one side is focal
+    text = ("FINDINGS: Left basilar consolidation. No effusion.\n"
+            "IMPRESSION: No focal airspace consolidation.")
+    c = pair(text)
+    assert (c.kind, c.sentences, c.doubted) == ("presence", (0, 2), 2)
+    # spread over both lungs it is no focal consolidation
+    assert find_contradictions(StudyContext(
+        "FINDINGS: Patchy bibasilar consolidation.\nIMPRESSION: No focal consolidation.")) == []
+
+
+@pytest.mark.parametrize("finding", ["Enlarged mediastinal lymph nodes.", "Pneumomediastinum."])
+def test_the_mediastinum_called_normal_against_what_makes_it_abnormal(finding):
+    text = f"FINDINGS: {finding}\nIMPRESSION: The mediastinum is normal."
+    c = pair(text)
+    assert (c.kind, c.sentences, c.doubted) == ("presence", (0, 1), 1)
+
+
+@pytest.mark.parametrize("first", [
+    "A nodule in each lung.",
+    "Nodule in the right upper lobe and another in the right lower lobe.",
+    "Right lung nodules (2), the largest 8 mm.",
+])
+def test_count_said_after_the_finding(first):
+    text = f"FINDINGS: {first}\nIMPRESSION: Solitary right lung nodule."
+    assert pair(text).kind == "count"
+
+
+def test_another_of_something_else_is_no_second_nodule():
+    text = ("FINDINGS: A 5 mm nodule in the right upper lobe with another calcified granuloma.\n"
+            "IMPRESSION: Solitary right upper lobe nodule.")
+    assert find_contradictions(StudyContext(text)) == []
+
+
+def test_a_lesion_its_own_sentence_calls_irregular_is_suspicious():
+    text = ("FINDINGS: 2 cm irregular mass in the left upper lobe.\n"
+            "IMPRESSION: No suspicious pulmonary lesion.")
+    c = pair(text)
+    assert (c.kind, c.sentences, c.doubted) == ("presence", (0, 1), 1)
+    # a lesion described without a sign of suspicion may be what the denial leaves room for
+    assert find_contradictions(StudyContext(
+        "FINDINGS: A 1.4 cm nodule in the right middle lobe.\n"
+        "IMPRESSION: No suspicious pulmonary lesion.")) == []
+
+
+@pytest.mark.parametrize("first, second", [
+    ("Interval removal of the left chest tube.", "Left chest tube in place."),
+    ("Unchanged position of the enteric tube.", "Interval placement of an enteric tube."),
+    ("The right-sided pleural effusion has nearly resolved.", "Increasing right pleural "
+                                                              "effusion."),
+])
+def test_temporal_of_tubes_and_of_a_finding_nearly_gone(first, second):
+    text = f"FINDINGS: {first}\nIMPRESSION: {second}"
+    c = pair(text)
+    assert (c.kind, c.sentences) == ("temporal", (0, 1))
+
+
+def test_a_tube_removed_and_a_new_one_placed_are_two_tubes():
+    text = ("FINDINGS: Interval removal of the left chest tube. A new left chest tube has been "
+            "placed.\nIMPRESSION: New left chest tube.")
+    assert find_contradictions(StudyContext(text)) == []
