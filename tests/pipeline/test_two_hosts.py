@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 import requests
-from django.conf import settings
 from django.db import connection
 from knox.models import AuthToken
 
@@ -38,7 +37,7 @@ def host(root: Path, name: str) -> dict[str, str]:
     folders = {key: root / name / key for key in ("data", "media", "indexes", "tmp")}
     for folder in folders.values():
         folder.mkdir(parents=True)
-    return {**media.environment(), "RADREVIEW_DATA_DIR": str(folders["data"]),
+    return {"RADREVIEW_DATA_DIR": str(folders["data"]),
             "RADREVIEW_MEDIA_ROOT": str(folders["media"]),
             "RADREVIEW_INDEX_DIR": str(folders["indexes"]), "TMPDIR": str(folders["tmp"])}
 

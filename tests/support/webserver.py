@@ -2,7 +2,6 @@
 kill or starve it; and the process that holds a given client connection."""
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import time
@@ -12,9 +11,8 @@ from pathlib import Path
 
 from django.conf import settings
 
-from . import media
 from .sockets import child_pids, free_port
-from .worker import ROOT, ProcessGroup, test_database_url
+from .worker import ROOT, ProcessGroup, process_environment
 
 
 class WebServer(ProcessGroup):
@@ -36,9 +34,7 @@ class WebServer(ProcessGroup):
         return f"http://127.0.0.1:{self.port}"
 
     def start(self, timeout: float = 60.0) -> None:
-        env = dict(os.environ, DATABASE_URL=test_database_url(), PYTHONUNBUFFERED="1",
-                   **media.environment(),
-                   RADREVIEW_INDEX_DIR=str(settings.INDEX_DIR), **self.environment)
+        env = process_environment(**self.environment)
         self._log = self.log_path.open("wb")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "radreview.wsgi", *self.settings_file,

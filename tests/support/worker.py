@@ -36,6 +36,13 @@ def test_database_url() -> str:
     return f"postgres://{auth}{host}{port}/{db['NAME']}"
 
 
+def process_environment(**overrides: str) -> dict[str, str]:
+    """The environment of a process a test starts: the test's database, media and indexes,
+    then ``overrides`` (a "host" of its own gives its own folders)."""
+    return {**os.environ, "DATABASE_URL": test_database_url(), "PYTHONUNBUFFERED": "1",
+            **media.environment(), "RADREVIEW_INDEX_DIR": str(settings.INDEX_DIR), **overrides}
+
+
 class ProcessGroup:
     """A child process started in its own process group (``process``) that writes to
     ``log_path`` through ``_log``: its log, and a stop that takes the whole group."""
@@ -64,10 +71,7 @@ class WorkerProcess(ProcessGroup):
         self.log_path = Path(settings.DATA_DIR) / f"worker-{name}-{time.monotonic_ns()}.log"
 
     def start(self, timeout: float = 60.0) -> None:
-        env = dict(os.environ, DATABASE_URL=test_database_url(), PYTHONUNBUFFERED="1",
-                   RADREVIEW_LOG_LEVEL=self.log_level,
-                   **media.environment(),
-                   RADREVIEW_INDEX_DIR=str(settings.INDEX_DIR), **self.environment)
+        env = process_environment(RADREVIEW_LOG_LEVEL=self.log_level, **self.environment)
         self._log = self.log_path.open("wb")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "celery", "-A", "radreview", "worker", "--pool", "solo",
