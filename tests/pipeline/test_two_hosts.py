@@ -93,7 +93,8 @@ def test_a_web_server_and_two_workers_sharing_nothing_on_disk(radiologist, tmp_p
     assert not Job.objects.filter(study_id__in=ids, attempts__gt=1).exists(), job_table(ids)
     # Both workers drew from the one queue (a claim names the host and the process).
     claimed = set(Job.objects.filter(study_id__in=ids).values_list("claimed_by", flat=True))
-    assert claimed == {f"{socket.gethostname()}:{worker.process.pid}" for worker in workers}, claimed
+    claimants = {f"{socket.gethostname()}:{worker.process.pid}" for worker in workers}
+    assert claimed == claimants, claimed
     # Every image is in the bucket, and no host kept media of its own.
     images = Image.objects.filter(study_id__in=ids)
     assert images.count() == 2 * WITH_IMAGES
