@@ -16,6 +16,8 @@ if not _inherited or _inherited != os.environ.get("RADREVIEW_DATA_DIR"):
     for _name in ("RADREVIEW_MEDIA_ROOT", "RADREVIEW_INDEX_DIR"):
         os.environ.pop(_name, None)
 os.environ.setdefault("RADREVIEW_LOCAL_HTTP", "1")
+# Every pull asks the store: a test publishes a version and looks for it at once.
+os.environ.setdefault("RADREVIEW_INDEX_CHECK_SECONDS", "0")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 

@@ -9,9 +9,10 @@ everything here does nothing.
   of their own (never overwritten) and, last, the small pointer ``<kind>/CURRENT`` naming that
   version: a reader never finds a pointer to files still on their way, and a publish that
   fails midway leaves every host on the version before.
-* A reader calls ``pull(kind)`` before it opens an index: one GET of the pointer, and only when
-  it names another version than this host holds, that version's files are downloaded beside
-  the copy and put in place with renames, as a local save would.
+* A reader calls ``pull(kind)`` before it opens an index: one GET of the pointer (at most every
+  ``INDEX_CHECK_SECONDS`` per process), and only when it names another version than this host
+  holds, that version's files are downloaded beside the copy and put in place with renames,
+  as a local save would.
 * The bucket keeps the current version and the one before (a reader may still be downloading
   it), and versions newer than those (another host's publish under way).
 """
@@ -22,11 +23,13 @@ import datetime as dt
 import fcntl
 import json
 import logging
+import math
 import os
 import posixpath
 import secrets
 import shutil
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -193,19 +196,32 @@ def published(kind) -> dict | None:
     return _Bucket().pointer(kind)
 
 
+# (kind, INDEX_DIR) -> when this process last found its host's copy current (monotonic)
+_checked: dict[tuple[str, str], float] = {}
+
+
 def pull(kind, *, strict: bool = False) -> bool:
     """Bring this host's copy to the published version; True when files were downloaded.
-    A store that cannot be read is logged and the host goes on with its copy (``strict``:
-    IndexStoreError instead, for writers, who must not build on an old version)."""
+    A reader that found the copy current less than ``INDEX_CHECK_SECONDS`` ago does not ask
+    again. A store that cannot be read is logged and the host goes on with its copy
+    (``strict``: IndexStoreError instead, for writers, who ask every time and must not build on
+    an old version)."""
     if not enabled():
+        return False
+    checked = (kind.name, str(settings.INDEX_DIR))
+    if not strict and time.monotonic() - _checked.get(checked, -math.inf) \
+            < settings.INDEX_CHECK_SECONDS:
         return False
     try:
         bucket = _Bucket()
         pointer = bucket.pointer(kind)
         if pointer is None or _holds(kind, pointer):
+            _checked[checked] = time.monotonic()
             return False
         with _host_lock(kind):
-            return _pull_held(bucket, kind)
+            pulled = _pull_held(bucket, kind)
+        _checked[checked] = time.monotonic()
+        return pulled
     except FAILURES as exc:
         if strict:
             raise IndexStoreError(f"The {kind.name} index could not be read from the object "

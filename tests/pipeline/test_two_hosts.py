@@ -37,7 +37,9 @@ def host(root: Path, name: str) -> dict[str, str]:
     folders = {key: root / name / key for key in ("data", "media", "indexes", "tmp")}
     for folder in folders.values():
         folder.mkdir(parents=True)
+    # tests/settings.py keeps a process's data folder only when it is its session's
     return {"RADREVIEW_DATA_DIR": str(folders["data"]),
+            "RADREVIEW_TEST_SESSION_DATA_DIR": str(folders["data"]),
             "RADREVIEW_MEDIA_ROOT": str(folders["media"]),
             "RADREVIEW_INDEX_DIR": str(folders["indexes"]), "TMPDIR": str(folders["tmp"])}
 
@@ -101,3 +103,9 @@ def test_a_web_server_and_two_workers_sharing_nothing_on_disk(radiologist, tmp_p
     assert all(media.exists(image.original.name) for image in images)
     for name, environment in hosts.items():
         assert not files_under(environment["RADREVIEW_MEDIA_ROOT"]), name
+    # A worker that ran an image study's stages pulled the image memory into its own folder.
+    for name, worker in zip(("worker-a", "worker-b"), workers, strict=True):
+        claimant = f"{socket.gethostname()}:{worker.process.pid}"
+        if Job.objects.filter(study_id__in=ids, stage="vrag", claimed_by=claimant).exists():
+            pulled = Path(hosts[name]["RADREVIEW_INDEX_DIR"]) / ".index-store" / "image_memory"
+            assert pulled.is_file(), name

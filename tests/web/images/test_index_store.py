@@ -107,6 +107,27 @@ def test_a_new_version_is_picked_up_on_the_next_pull_and_two_are_kept(hosts, tmp
         [pointer["version"], index_store.published(index_store.IMAGE_MEMORY)["version"]])
 
 
+def test_a_reader_asks_the_store_at_most_every_index_check_seconds(hosts, settings, tmp_path):
+    settings.INDEX_CHECK_SECONDS = 3600
+    hosts.on("a")
+    image_import.run_import(*folder_per_study(tmp_path / "one", n=2))
+    hosts.on("b")
+    assert index_store.pull(index_store.IMAGE_MEMORY) is True
+    held = index_store.held_version(index_store.IMAGE_MEMORY)
+
+    hosts.on("a")
+    image_import.run_import(*flat_with_jsonl(tmp_path / "two"), source="other")
+    hosts.on("b")
+    # a reader that asked a moment ago goes on with its copy; a writer always asks
+    assert index_store.pull(index_store.IMAGE_MEMORY) is False
+    assert index_store.held_version(index_store.IMAGE_MEMORY) == held
+    assert index_store.pull(index_store.IMAGE_MEMORY, strict=True) is True
+    settings.INDEX_CHECK_SECONDS = 0
+    assert index_store.pull(index_store.IMAGE_MEMORY) is False  # asked, and it is current
+    assert index_store.held_version(index_store.IMAGE_MEMORY) \
+        == index_store.published(index_store.IMAGE_MEMORY)["version"] != held
+
+
 def test_a_publish_that_fails_midway_leaves_readers_on_the_version_before(hosts, tmp_path):
     hosts.on("a")
     image_import.run_import(*folder_per_study(tmp_path / "one", n=2))
