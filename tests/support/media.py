@@ -37,8 +37,9 @@ def environment() -> dict[str, str]:
     env = {"RADREVIEW_MEDIA_ROOT": str(settings.MEDIA_ROOT)}
     if in_bucket():
         options = settings.STORAGES["default"]["OPTIONS"]
+        if "indexes" in settings.STORAGES:  # not when a test's own store holds the media only
+            env["RADREVIEW_S3_INDEX_PREFIX"] = settings.STORAGES["indexes"]["OPTIONS"]["location"]
         env.update(RADREVIEW_MEDIA_STORE="s3", RADREVIEW_S3_MEDIA_PREFIX=options["location"],
-                   RADREVIEW_S3_INDEX_PREFIX=settings.STORAGES["indexes"]["OPTIONS"]["location"],
                    RADREVIEW_S3_ENDPOINT=options["endpoint_url"] or "",
                    RADREVIEW_S3_BUCKET=options["bucket_name"],
                    RADREVIEW_S3_ACCESS_KEY_ID=options["access_key"] or "",
