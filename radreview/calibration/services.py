@@ -36,9 +36,6 @@ CALIBRATE_STAGE = "calibrate"
 class CalibrationRejected(ServiceError):
     """A calibration request we refuse; ``message`` says why (and which line, for a file)."""
 
-    def __init__(self, message: str):
-        super().__init__(message)
-        self.message = message
 
 
 @dataclass(frozen=True)

@@ -19,9 +19,7 @@ STATUSES = {"preliminary": "preliminary", "partial": "preliminary", "final": "fi
 
 
 class ResourceRefused(ServiceError):
-    def __init__(self, message: str):
-        super().__init__(message)
-        self.message = message
+    """A FHIR resource RadReview does not store; the message says why."""
 
 
 def _accession(resource) -> str:

@@ -34,7 +34,7 @@ class MessageRefused(ServiceError):
 
     def __init__(self, code: str, message: str):
         super().__init__(message)
-        self.code, self.message = code, message
+        self.code = code
 
 
 def _field(message: hl7.Message, path: str) -> str:

@@ -28,9 +28,6 @@ logger = logging.getLogger(__name__)
 class DeliveryRefused(ServiceError):
     """A report we do not store; ``message`` says why, for the sender's log or the person."""
 
-    def __init__(self, message: str):
-        super().__init__(message)
-        self.message = message
 
 
 @dataclass(frozen=True)

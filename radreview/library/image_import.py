@@ -68,9 +68,6 @@ _SUFFIX = {"dicom": ".dcm", "png": ".png", "jpeg": ".jpg"}
 class ImportRefused(ServiceError):
     """Nothing can be imported; ``message`` says why."""
 
-    def __init__(self, message: str):
-        super().__init__(message)
-        self.message = message
 
 
 @dataclass(frozen=True)

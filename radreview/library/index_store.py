@@ -56,9 +56,7 @@ FAILURES = (BotoCoreError, ClientError, OSError, ValueError, KeyError)
 
 
 class IndexStoreError(ServiceError):
-    def __init__(self, message: str):
-        super().__init__(message)
-        self.message = message
+    """The reference indexes could not be published to or pulled from the object store."""
 
 
 @dataclass(frozen=True)

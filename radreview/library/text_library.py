@@ -60,9 +60,6 @@ _cached: tuple[tuple, TextLibrary] | None = None
 class LibraryImportError(ServiceError):
     """The import cannot go on; ``message`` says why in an admin's words."""
 
-    def __init__(self, message: str):
-        super().__init__(message)
-        self.message = message
 
 
 def index_path() -> Path:

@@ -40,9 +40,6 @@ MAX_SENTENCE_CHARS = 2000
 class ReviewError(ServiceError):
     """A review action that cannot be done; ``message`` says why in a reviewer's words."""
 
-    def __init__(self, message: str):
-        super().__init__(message)
-        self.message = message
 
 
 class StaleVersion(ReviewError):

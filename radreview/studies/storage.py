@@ -43,7 +43,6 @@ class OriginalMissing(ServiceError):
 
     def __init__(self, message: str = MISSING_ORIGINAL):
         super().__init__(message)
-        self.message = message
 
 
 def in_bucket() -> bool:

@@ -44,9 +44,6 @@ KEY_PATTERN = re.compile(r"[\x21-\x7e]{1,128}")
 class UploadRejected(ServiceError):
     """An upload we refuse; ``message`` says why, in words a radiologist can act on."""
 
-    def __init__(self, message: str):
-        super().__init__(message)
-        self.message = message
 
 
 class StorageFull(UploadRejected):
