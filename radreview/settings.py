@@ -86,7 +86,7 @@ if MEDIA_STORE == "s3":
         "querystring_expire": env_int("RADREVIEW_S3_URL_SECONDS", 300),
     }
     from radreview.media.s3 import transfer_config  # noqa: PLC0415 - boto3 only with S3
-    STORAGES["default"] = {"BACKEND": "storages.backends.s3.S3Storage",
+    STORAGES["default"] = {"BACKEND": "radreview.media.bucket.BucketStorage",
                            "OPTIONS": {**S3_OPTIONS, "location": MEDIA_PREFIX,
                                        "transfer_config": transfer_config()}}
     # The reference indexes (INDEX_DIR is then each host's cache of them): every published
@@ -95,7 +95,7 @@ if MEDIA_STORE == "s3":
     # the object store"). Their folder beside the media's ("indexes"; the tests give each
     # test one of its own), never inside it, so the media's inventory never lists them.
     INDEX_PREFIX = os.environ.get("RADREVIEW_S3_INDEX_PREFIX", "indexes")
-    STORAGES["indexes"] = {"BACKEND": "storages.backends.s3.S3Storage",
+    STORAGES["indexes"] = {"BACKEND": "radreview.media.bucket.BucketStorage",
                            "OPTIONS": {**S3_OPTIONS, "location": INDEX_PREFIX,
                                        "transfer_config": transfer_config()}}
 STATICFILES_DIRS = [BASE_DIR / "static"]

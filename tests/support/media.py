@@ -52,7 +52,8 @@ def point_at(settings_fixture, store, folder: str) -> None:
     the pass: for tests that stop and start the store themselves."""
     settings_fixture.MEDIA_STORE = "s3"
     settings_fixture.STORAGES = {**settings.STORAGES, "default": {
-        "BACKEND": "storages.backends.s3.S3Storage", "OPTIONS": store.storage_options(folder)}}
+        "BACKEND": "radreview.media.bucket.BucketStorage",
+        "OPTIONS": store.storage_options(folder)}}
 
 
 def stored(folder: str = "") -> list[str]:

@@ -52,7 +52,7 @@ class Hosts:
 def hosts(settings, tmp_path, store):
     # Each test has a prefix of its own in the one bucket of the module's server.
     settings.STORAGES = {**settings.STORAGES, "indexes": {
-        "BACKEND": "storages.backends.s3.S3Storage",
+        "BACKEND": "radreview.media.bucket.BucketStorage",
         "OPTIONS": store.storage_options(f"indexes-{secrets.token_hex(4)}")}}
     return Hosts(settings, tmp_path)
 
