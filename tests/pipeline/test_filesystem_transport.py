@@ -4,7 +4,9 @@ into it after, and a worker that took the empty file stopped on a JSONDecodeErro
 from __future__ import annotations
 
 import os
+import socket
 import sys
+import time
 from pathlib import Path
 from queue import Empty
 
@@ -84,3 +86,11 @@ def test_the_app_sends_through_it_and_the_reconciler_reads_what_it_sent():
     finally:
         for path in sent:
             path.unlink()
+
+
+def test_a_wait_for_messages_ends_soon_so_a_stop_request_is_seen(channel):
+    # Celery's loop asks with a 2 s wait and looks for SIGTERM only between asks.
+    started = time.monotonic()
+    with pytest.raises(socket.timeout):
+        channel.connection.client.drain_events(timeout=2.0)
+    assert time.monotonic() - started < 1.0
