@@ -21,13 +21,14 @@ source scripts/services.sh
 say "Style: ruff (pyproject.toml)"
 "$VENV/bin/ruff" check . || exit 1
 
+# The slowest tests of each pass are listed at its end, to keep an eye on the whole's 30 minutes.
 say "All tests on the embedded default (SQLite + filesystem broker)"
-"$VENV/bin/pytest" "$@"
+"$VENV/bin/pytest" --durations=15 "$@"
 
 say "Web, pipeline and browser tests on PostgreSQL + Redis, media in an S3 bucket (moto)"
 start_services
 if [ $# -eq 0 ]; then
-  "$VENV/bin/pytest" tests/web tests/pipeline tests/browser
+  "$VENV/bin/pytest" --durations=15 tests/web tests/pipeline tests/browser
 else
   # With a selection, only its pipeline tests need the second pass; none selected is fine.
   "$VENV/bin/pytest" -m pipeline "$@" || [ $? -eq 5 ]
