@@ -2,8 +2,9 @@
 # Run the whole test suite, as CI does, on a fresh machine:
 #   0. ruff, the house style of pyproject.toml;
 #   1. every test on the embedded default (SQLite + Celery over the filesystem broker);
-#   2. the Django tests (web, pipeline, browser) again on PostgreSQL + Redis, with the media in
-#      an S3-compatible bucket (moto's server), started here on loopback.
+#   2. the web and pipeline tests again on PostgreSQL + Redis, with the media in an
+#      S3-compatible bucket (moto's server), started here on loopback. The browser tests drive
+#      the same views as the web tests through Chromium; they run in the first pass only.
 # Extra arguments go to pytest (e.g. scripts/test.sh tests/web -x).
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
@@ -25,10 +26,10 @@ say "Style: ruff (pyproject.toml)"
 say "All tests on the embedded default (SQLite + filesystem broker)"
 "$VENV/bin/pytest" --durations=15 "$@"
 
-say "Web, pipeline and browser tests on PostgreSQL + Redis, media in an S3 bucket (moto)"
+say "Web and pipeline tests on PostgreSQL + Redis, media in an S3 bucket (moto)"
 start_services
 if [ $# -eq 0 ]; then
-  "$VENV/bin/pytest" --durations=15 tests/web tests/pipeline tests/browser
+  "$VENV/bin/pytest" --durations=15 tests/web tests/pipeline
 else
   # With a selection, only its pipeline tests need the second pass; none selected is fine.
   "$VENV/bin/pytest" -m pipeline "$@" || [ $? -eq 5 ]
