@@ -455,3 +455,21 @@ def test_hierarchy_a_normal_statement_against_a_finding_it_rules_out(text, kind,
 ])
 def test_chronic_or_benign_findings_beside_a_normal_statement_are_no_contradiction(text):
     assert find_contradictions(StudyContext(text)) == []
+
+
+@pytest.mark.parametrize("first, second", [
+    ("Right pleural effusion has increased.", "Decreased right pleural effusion."),
+    ("Worsening bilateral pulmonary edema.", "Decreased bilateral pulmonary edema."),
+    ("Improving left lower lobe consolidation.", "Increased left lower lobe consolidation."),
+    ("The right pneumothorax is no longer seen.", "Increased right pneumothorax."),
+])
+def test_a_report_that_states_a_change_compares(first, second):
+    # no COMPARISON line and no "prior": the other sentence's change says the report compares,
+    # so a bare "increased" or "decreased" is a change, not a description
+    assert pair(f"FINDINGS: {first}\nIMPRESSION: {second}").kind == "temporal"
+
+
+def test_a_degree_word_stays_a_description_in_a_report_that_states_a_change():
+    text = ("FINDINGS: Improving right lower lobe consolidation. Increased interstitial "
+            "markings, chronic.\nIMPRESSION: Improving right lower lobe pneumonia.")
+    assert find_contradictions(StudyContext(text)) == []
