@@ -617,7 +617,10 @@ _NAMES_A_STUDY_RE = re.compile(r"\d|_{2,}|\b(?:radiographs?|films?|stud(?:y|ies)
                                r"x-?rays?|chest|prior|previous|earlier|dated?|views?)\b",
                                re.IGNORECASE)
 _COMPARES_RE = re.compile(r"\b(?:compared|comparison|prior|previous(?:ly)?|interval|since|"
-                          r"earlier|again|redemonstrat\w*|unchanged|stable)\b", re.IGNORECASE)
+                          r"earlier|again|redemonstrat\w*|unchanged|stable|persist\w*|"
+                          r"improv\w*|worsen\w*|progress(?:ed|ing|ion)|no longer|"
+                          r"ha(?:s|ve)\s+(?:\w+\s+)?(?:increased|decreased|grown|resolved))\b",
+                          re.IGNORECASE)
 
 
 def denies_comparison(text: str, section: str) -> str | None:

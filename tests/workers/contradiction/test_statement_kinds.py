@@ -419,3 +419,57 @@ def test_a_tube_removed_and_a_new_one_placed_are_two_tubes():
     text = ("FINDINGS: Interval removal of the left chest tube. A new left chest tube has been "
             "placed.\nIMPRESSION: New left chest tube.")
     assert find_contradictions(StudyContext(text)) == []
+
+
+# Round 4: relations filled from clinical knowledge (the hierarchy file's summary rows), each
+# with a pair that must flag and the normal side doubted.
+@pytest.mark.parametrize(("text", "kind", "concept"), [
+    ("FINDINGS: Pulmonary vascular congestion.\nIMPRESSION: Pulmonary vasculature is normal.",
+     "presence", "vascular congestion"),
+    ("FINDINGS: Blunting of the left costophrenic angle.\nIMPRESSION: No pleural abnormality.",
+     "presence", "costophrenic angle blunting"),
+    ("FINDINGS: Subcutaneous emphysema in the left chest wall.\nIMPRESSION: No acute "
+     "abnormality.", "global_normal", "the chest is normal"),
+    ("FINDINGS: Anterior dislocation of the right humeral head.\nIMPRESSION: No acute "
+     "abnormality.", "global_normal", "the chest is normal"),
+])
+def test_hierarchy_a_normal_statement_against_a_finding_it_rules_out(text, kind, concept):
+    c = pair(text)
+    assert (c.kind, c.sentences, c.doubted) == (kind, (0, 1), 1)
+    found = flagged(text)
+    assert f"on whether {concept}" in found[1].explanation
+    assert "This sentence is the one doubted" in found[1].explanation
+    assert found[0].suggestion is None
+
+
+@pytest.mark.parametrize("text", [
+    "FINDINGS: Lungs are clear. Calcified granuloma in the right upper lobe.",
+    "FINDINGS: The lungs are clear. The lungs are hyperinflated with emphysema.",
+    "FINDINGS: Minimal left basilar atelectasis. Lungs are otherwise clear.",
+    "FINDINGS: Degenerative changes of the thoracic spine.\nIMPRESSION: No acute osseous "
+    "abnormality.",
+    "FINDINGS: Old healed right rib fracture.\nIMPRESSION: No acute osseous abnormality.",
+    "FINDINGS: Mild cardiomegaly. Tortuous aorta.\nIMPRESSION: No acute cardiopulmonary "
+    "process.",
+    "FINDINGS: The costophrenic angles are sharp. Apical pleural thickening.",
+])
+def test_chronic_or_benign_findings_beside_a_normal_statement_are_no_contradiction(text):
+    assert find_contradictions(StudyContext(text)) == []
+
+
+@pytest.mark.parametrize("first, second", [
+    ("Right pleural effusion has increased.", "Decreased right pleural effusion."),
+    ("Worsening bilateral pulmonary edema.", "Decreased bilateral pulmonary edema."),
+    ("Improving left lower lobe consolidation.", "Increased left lower lobe consolidation."),
+    ("The right pneumothorax is no longer seen.", "Increased right pneumothorax."),
+])
+def test_a_report_that_states_a_change_compares(first, second):
+    # no COMPARISON line and no "prior": the other sentence's change says the report compares,
+    # so a bare "increased" or "decreased" is a change, not a description
+    assert pair(f"FINDINGS: {first}\nIMPRESSION: {second}").kind == "temporal"
+
+
+def test_a_degree_word_stays_a_description_in_a_report_that_states_a_change():
+    text = ("FINDINGS: Improving right lower lobe consolidation. Increased interstitial "
+            "markings, chronic.\nIMPRESSION: Improving right lower lobe pneumonia.")
+    assert find_contradictions(StudyContext(text)) == []

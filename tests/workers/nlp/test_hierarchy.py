@@ -111,6 +111,18 @@ def test_relations_read_as_a_radiologist_would():
     assert contradicts("no acute abnormality", "pleural effusion")  # through its summary
     assert contradicts("no acute osseous abnormality", "fracture")
     assert not contradicts(GLOBAL_NORMAL_PHRASE, "fracture")
+    # round 4, from clinical knowledge (docs/audit.md)
+    assert contradicts("normal pulmonary vasculature", "vascular congestion")
+    assert contradicts("clear pleural spaces", "costophrenic angle blunting")
+    assert contradicts("normal heart size", "pericardial effusion")
+    assert contradicts("no acute abnormality", "dislocation")
+    assert contradicts("no acute abnormality", "subcutaneous emphysema")
+    assert not contradicts(GLOBAL_NORMAL_PHRASE, "subcutaneous emphysema")
+    for chronic in ("granuloma", "emphysema", "scarring", "calcification"):
+        assert not contradicts("clear lungs", chronic)
+    for chronic in ("degenerative change", "osteopenia", "scoliosis", "deformity"):
+        assert not contradicts("no acute osseous abnormality", chronic)
+    assert not contradicts(GLOBAL_NORMAL_PHRASE, "cardiomegaly")
     assert needs_follow_up("nodule") and needs_follow_up("chest tube")
     assert not needs_follow_up("atelectasis")
 
