@@ -86,10 +86,19 @@ class Heartbeat:
     def _beat(self):
         try:
             while not self._stop.wait(settings.JOB_HEARTBEAT_SECONDS):
-                Job.objects.filter(pk=self.job_id, claim_token=self.token).update(
-                    heartbeat_at=timezone.now()
-                )
+                self._touch()
         finally:
+            connection.close()
+
+    def _touch(self):
+        # One failed beat (SQLite busy with the stage's own write, a database restart) must
+        # not end the beats: a job without them is taken over while it still runs.
+        try:
+            Job.objects.filter(pk=self.job_id, claim_token=self.token).update(
+                heartbeat_at=timezone.now())
+        except (OperationalError, InterfaceError) as exc:
+            logger.warning("job %s: a heartbeat failed (%s); the next one tries again",
+                           self.job_id, type(exc).__name__)
             connection.close()
 
 

@@ -3,7 +3,8 @@ stored once, a taken-over run is dropped, failures are recorded, orphans are req
 import socket
 
 import pytest
-from django.db import connection
+from django.db import OperationalError, connection
+from django.db.models import QuerySet
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
@@ -15,6 +16,7 @@ from radreview.jobs.stages import plan
 from radreview.review.models import Detection
 from radreview.studies.models import Report, Sentence, Study
 from tests import factories
+from tests.support.worker import wait_for
 from workers.pipeline import StudyInputs
 
 REPORT = "FINDINGS: Heart size is normal. No pleural effusion.\nIMPRESSION: No acute disease."
@@ -397,3 +399,27 @@ def test_a_site_that_switched_the_combination_off_is_still_told_so_without_detec
     run_queued(study)
     combine = study.jobs.get(stage="combine")
     assert combine.result == {"combined": None, "reason": "switched off"}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_failed_heartbeat_does_not_end_the_beats(sent, django_capture_on_commit_callbacks,
+                                                   settings, monkeypatch, caplog):
+    _, job = report_study(django_capture_on_commit_callbacks)
+    token = runner.claim(job.pk)
+    long_ago = timezone.now() - timezone.timedelta(hours=1)
+    Job.objects.filter(pk=job.pk).update(heartbeat_at=long_ago)
+    settings.JOB_HEARTBEAT_SECONDS = 0.02
+    update, failed = QuerySet.update, []
+
+    def busy_once(queryset, **fields):
+        if "heartbeat_at" in fields and not failed:
+            failed.append(True)
+            raise OperationalError("database is locked")  # as SQLite says under a long write
+        return update(queryset, **fields)
+
+    monkeypatch.setattr(QuerySet, "update", busy_once)
+    with runner.Heartbeat(job.pk, token):
+        wait_for(lambda: Job.objects.get(pk=job.pk).heartbeat_at > long_ago, timeout=10,
+                 message="a heartbeat after the failed one")
+    assert failed == [True]
+    assert "a heartbeat failed (OperationalError)" in caplog.text
