@@ -37,7 +37,6 @@ class CalibrationRejected(ServiceError):
     """A calibration request we refuse; ``message`` says why (and which line, for a file)."""
 
 
-
 @dataclass(frozen=True)
 class RunRequest:
     data: bytes

@@ -29,7 +29,6 @@ class DeliveryRefused(ServiceError):
     """A report we do not store; ``message`` says why, for the sender's log or the person."""
 
 
-
 @dataclass(frozen=True)
 class ReportDelivery:
     channel: str

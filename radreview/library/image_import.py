@@ -69,7 +69,6 @@ class ImportRefused(ServiceError):
     """Nothing can be imported; ``message`` says why."""
 
 
-
 @dataclass(frozen=True)
 class ImageRef:
     path: Path

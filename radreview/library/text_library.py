@@ -61,7 +61,6 @@ class LibraryImportError(ServiceError):
     """The import cannot go on; ``message`` says why in an admin's words."""
 
 
-
 def index_path() -> Path:
     return Path(settings.INDEX_DIR) / INDEX_FILE
 

@@ -41,7 +41,6 @@ class ReviewError(ServiceError):
     """A review action that cannot be done; ``message`` says why in a reviewer's words."""
 
 
-
 class StaleVersion(ReviewError):
     """The reviewer acted on an out-of-date view of the study."""
 

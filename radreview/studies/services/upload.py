@@ -45,7 +45,6 @@ class UploadRejected(ServiceError):
     """An upload we refuse; ``message`` says why, in words a radiologist can act on."""
 
 
-
 class StorageFull(UploadRejected):
     """The media folder has no room: the upload is refused whole (the API answers 507)."""
 
