@@ -74,6 +74,7 @@ class Heartbeat:
         self.job_id, self.token = job_id, token
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._beat, daemon=True, name=f"heartbeat-{job_id}")
+        self._failing = False  # one warning per outage, not one per beat
 
     def __enter__(self):
         self._thread.start()
@@ -97,9 +98,15 @@ class Heartbeat:
             Job.objects.filter(pk=self.job_id, claim_token=self.token).update(
                 heartbeat_at=timezone.now())
         except (OperationalError, InterfaceError) as exc:
-            logger.warning("job %s: a heartbeat failed (%s); the next one tries again",
-                           self.job_id, type(exc).__name__)
+            if not self._failing:
+                logger.warning("job %s: a heartbeat failed (%s); the next ones try again",
+                               self.job_id, type(exc).__name__)
+            self._failing = True
             connection.close()
+            return
+        if self._failing:
+            logger.info("job %s: heartbeats are written again", self.job_id)
+            self._failing = False
 
 
 class ProgressReporter:
