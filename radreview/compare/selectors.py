@@ -17,9 +17,11 @@ from django.db.models import Count, Q, QuerySet, Sum
 from django.urls import reverse
 from django.utils import timezone
 
+from radreview.jobs.models import Job
 from workers.compare.categories import CATEGORIES, KEYS
 
 from .models import DraftComparison, DraftError
+from .stage import COMPARE_STAGE
 
 DEFAULT_WEEKS = 26
 MAX_WEEKS = 520
@@ -200,6 +202,16 @@ def studies(filters: Filters) -> QuerySet[DraftComparison]:
                                   else "errors_total__gt": 0})
     return chosen.select_related("study", "signoff").prefetch_related("errors").order_by(
         "-signed_at", "-id")
+
+
+def failed_jobs(comparisons) -> dict[int, Job]:
+    """The failed comparison job of each of ``comparisons`` that has one, by comparison id."""
+    ids = [c.pk for c in comparisons if c.state == DraftComparison.State.PENDING]
+    if not ids:
+        return {}
+    jobs = Job.objects.filter(stage=COMPARE_STAGE, state=Job.State.FAILED,
+                              params__comparison__in=ids)
+    return {job.params["comparison"]: job for job in jobs}
 
 
 def weeks_from(query) -> int:

@@ -59,3 +59,15 @@ def record_signoff(signoff) -> DraftComparison | None:
                              queue="cpu")
     jobs.enqueue(job)
     return comparison
+
+
+def retry_comparison(comparison: DraftComparison, *, actor) -> bool:
+    """Queue a failed comparison job again (an admin asked for it); False when the comparison
+    has no failed job (done, or still waiting in the queue)."""
+    job = Job.objects.filter(stage=COMPARE_STAGE, state=Job.State.FAILED,
+                             params__comparison=comparison.pk).first()
+    if job is None:
+        return False
+    jobs.retry(job, actor=actor)
+    logger.info("study %s: the draft comparison was queued again", comparison.study_id)
+    return True

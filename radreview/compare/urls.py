@@ -8,4 +8,5 @@ urlpatterns = [
     path("", views.index, name="index"),
     path("studies/", views.studies, name="studies"),
     path("export.csv", views.export_csv, name="export"),
+    path("comparisons/<int:pk>/retry/", views.retry, name="retry"),
 ]

@@ -7,16 +7,17 @@ import logging
 
 from django.core.paginator import Paginator
 from django.http import HttpResponseBadRequest, StreamingHttpResponse
-from django.shortcuts import render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_POST
 
 from radreview.accounts.permissions import require_site_admin
 from radreview.audit.services import record_event
 from radreview.csv_cells import INCOMPLETE, Echo, cell
 from workers.compare.categories import CATEGORIES
 
-from . import plot, selectors
+from . import plot, selectors, services
+from .models import DraftComparison
 
 logger = logging.getLogger(__name__)
 
@@ -43,10 +44,23 @@ def studies(request):
                                       content_type="text/plain; charset=utf-8")
     page = Paginator(selectors.studies(filters), STUDIES_PAGE).get_page(request.GET.get("page"))
     category = next((c for c in CATEGORIES if c.key == filters.category), None)
+    failed = selectors.failed_jobs(page.object_list)
+    for comparison in page:
+        comparison.failed_job = failed.get(comparison.pk)
     return render(request, "compare/studies.html", {
         "filters": filters, "page": page, "category": category,
         "version_label": plot.version_label(filters.model_name, filters.model_version),
     })
+
+
+@require_POST
+def retry(request, pk: int):
+    require_site_admin(request.user)
+    comparison = get_object_or_404(DraftComparison, pk=pk)
+    services.retry_comparison(comparison, actor=request.user)
+    back = selectors.Filters(model_name=comparison.model_name,
+                             model_version=comparison.model_version, week=comparison.week)
+    return redirect(back.url())
 
 
 def _header() -> list[str]:

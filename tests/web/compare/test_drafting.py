@@ -196,3 +196,44 @@ def test_a_candidate_uploaded_from_an_outside_generator_keeps_its_name_without_a
     origin = DraftOrigin.objects.get()
     assert (origin.model_name, origin.model_version) == ("vendor-cxr-2 v1.3", "")
     assert origin.report.kind == Report.Kind.CANDIDATE
+
+
+def test_a_failed_comparison_says_why_and_an_admin_can_retry_it(radiologist, admin_client_,
+                                                                 site_admin, monkeypatch):
+    study = drafts.drafted_study(radiologist, version="v1")
+
+    def broken(draft, signed):
+        raise RuntimeError("the comparison engine broke")
+
+    monkeypatch.setattr("radreview.compare.stage.compare_reports", broken)
+    drafts.sign(study, radiologist)
+    job = Job.objects.get(stage="compare_draft")
+    assert job.state == Job.State.FAILED
+    comparison = DraftComparison.objects.get(study=study)
+    listing = f"/site/drafting/studies/?model=maira-2&version=v1&week={comparison.week}"
+    page = admin_client_.get(listing).content.decode()
+    assert "The comparison failed:" in page and "Awaiting comparison" not in page
+    retry = f"/site/drafting/comparisons/{comparison.pk}/retry/"
+    assert f'action="{retry}"' in page
+
+    monkeypatch.undo()
+    assert admin_client_.post(retry).url == listing
+    job.refresh_from_db()
+    assert job.state in (Job.State.PENDING, Job.State.QUEUED)
+    assert AuditEvent.objects.filter(action="stage_retried", actor=site_admin,
+                                     detail__stage="compare_draft").exists()
+    runner.run_job(job.pk)
+    comparison.refresh_from_db()
+    assert comparison.state == DraftComparison.State.DONE
+    page = admin_client_.get(listing).content.decode()
+    assert "The comparison failed:" not in page and "Retry the comparison" not in page
+
+
+def test_only_admins_retry_a_comparison(radiologist, radiologist_client):
+    study = drafts.drafted_study(radiologist)
+    drafts.sign(study, radiologist, compare=False)
+    comparison = DraftComparison.objects.get(study=study)
+    url = f"/site/drafting/comparisons/{comparison.pk}/retry/"
+    assert radiologist_client.post(url).status_code == 403
+    assert radiologist_client.get(url).status_code in (403, 405)
+    assert Job.objects.get(stage="compare_draft").state == Job.State.QUEUED
