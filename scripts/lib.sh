@@ -43,11 +43,14 @@ ensure_debian_packages() {
 
 # The review page's viewer (Cornerstone3D from the npm registry, viewer/package-lock.json),
 # bundled into static/viewer/. Built when the output is missing or older than its sources.
+# "ensure_viewer tests" also wants viewer/node_modules/axe-core, which the accessibility tests
+# serve (tests/settings.py).
 ensure_viewer() {
   local want
   want=$(cat viewer/package.json viewer/package-lock.json viewer/build.mjs viewer/src/*.js \
     | sha256sum | cut -d' ' -f1)
-  if [ "$(cat static/viewer/BUILT_FROM 2>/dev/null)" = "$want" ] && [ -s static/viewer/viewer.js ]; then
+  if [ "$(cat static/viewer/BUILT_FROM 2>/dev/null)" = "$want" ] && [ -s static/viewer/viewer.js ] \
+      && { [ "${1:-}" != tests ] || [ -d viewer/node_modules/axe-core ]; }; then
     return 0
   fi
   command -v npm >/dev/null 2>&1 || ensure_debian_packages npm:npm

@@ -60,7 +60,7 @@ def upload(server: WebServer, token: str, n: int) -> int:
         files = []
     answer = requests.post(f"{server.url}/api/studies/", headers=headers, timeout=120,
                            data={"report_text": f"{REPORT} Case {n}."}, files=files or None)
-    assert answer.status_code == 201, answer.text[:500]
+    assert answer.status_code == 201, f"study {n}: {answer.text[:300]}\n{server.log()[-4000:]}"
     return answer.json()["studies"][0]["id"]
 
 

@@ -35,7 +35,9 @@ def test_a_name_freezes_the_first_time_only(fresh_freezes):
     made_since = [object()]
     assert longlived.freeze_after_first("audit") is False
     assert id(made_since) in {id(o) for o in gc.get_objects()}  # no second freeze
-    assert gc.get_freeze_count() == frozen
+    # A frozen object that is freed leaves the count (a thread of an earlier test ending, say);
+    # a second freeze would add every object made since.
+    assert gc.get_freeze_count() <= frozen
     assert longlived.freeze_after_first("combine") is True
 
 
