@@ -32,6 +32,7 @@ from radreview.studies.storage import AtomicFileSystemStorage
 from tests.support import dicom_factory as dicom
 from tests.support import media
 from tests.support.outages import database_unavailable, on_postgres, restart_broker
+from tests.support.process_groups import stop_all
 from tests.support.sockets import process_holding
 from tests.support.webserver import WebServer
 from tests.support.worker import WorkerProcess, wait_for
@@ -296,8 +297,7 @@ def test_while_the_database_is_unavailable_requests_fail_cleanly_and_jobs_resume
                  details=lambda: f"{job_table(ids)}\n{worker.log()[-3000:]}")
         assert worker.process.poll() is None, "the worker stopped: " + worker.log()[-3000:]
     finally:
-        worker.stop()
-        server.stop()
+        stop_all(worker, server)
     assert_each_stage_done_once(ids)
     # A refused upload left nothing behind; nothing was stored that the client was not told of.
     for tag in refused:

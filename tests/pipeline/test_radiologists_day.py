@@ -18,6 +18,7 @@ from radreview.studies.models import Report, Study
 from tests.support import dicom_factory as dicom
 from tests.support.dicom_services import Receiver, run_dcmtk
 from tests.support.hl7 import FINDINGS, Hl7Listener, fields, oru
+from tests.support.process_groups import stop_all
 from tests.support.worker import WorkerProcess, wait_for
 
 pytestmark = [pytest.mark.pipeline, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -37,8 +38,7 @@ def department(tmp_path):
         worker.start()
         yield receiver, listener
     finally:
-        for process in (worker, listener, receiver):
-            process.stop()
+        stop_all(worker, listener, receiver)
 
 
 def send_study(receiver: Receiver, folder, accession: str, uid: str) -> Study:

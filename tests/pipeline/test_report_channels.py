@@ -20,6 +20,7 @@ from radreview.studies.services.upload import UploadRequest, create_studies
 from tests.factories import PASSWORD
 from tests.support import dicom_factory as dicom
 from tests.support.hl7 import FINDINGS, IMPRESSION
+from tests.support.process_groups import stop_all
 from tests.support.webserver import WebServer
 from tests.support.worker import WorkerProcess, wait_for
 
@@ -37,8 +38,7 @@ def site():
         worker.start()
         yield server
     finally:
-        worker.stop()
-        server.stop()
+        stop_all(worker, server)
 
 
 def awaiting(user, accession: str) -> Study:

@@ -19,6 +19,7 @@ from radreview.library import image_import
 from radreview.studies.models import Image, Study
 from tests.support import dicom_factory as dicom
 from tests.support import media
+from tests.support.process_groups import stop_all
 from tests.support.webserver import WebServer
 from tests.support.worker import WorkerProcess, wait_for
 from tests.web.images.library_files import folder_per_study
@@ -85,8 +86,7 @@ def test_a_web_server_and_two_workers_sharing_nothing_on_disk(radiologist, tmp_p
                  details=lambda: f"{job_table(ids)}\n{workers[0].log()[-2000:]}"
                                  f"\n{workers[1].log()[-2000:]}")
     finally:
-        for process in (*workers, server):
-            process.stop()
+        stop_all(*workers, server)
 
     failed = {study.pk: list(study.jobs.exclude(error="").values_list("stage", "error"))
               for study in Study.objects.filter(pk__in=ids, status="failed")}
