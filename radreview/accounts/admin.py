@@ -8,7 +8,7 @@ from knox.models import AuthToken
 from radreview.audit.services import record_event
 
 from .models import User
-from .tokens import revoke_all
+from .services import revoke_all
 
 
 class UserForm(UserChangeForm):

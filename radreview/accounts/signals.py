@@ -16,7 +16,7 @@ from django.dispatch import receiver
 
 from radreview.audit.services import record_event
 
-from . import idle, throttling, tokens
+from . import idle, services, throttling
 from .models import User
 
 
@@ -53,7 +53,7 @@ def audit_logout(sender, request, user, **kwargs):
         return
     record_event("logout", actor=user, detail={"address": throttling.client_address(request)})
     if not getattr(request, idle.IDLE_LOGOUT, False):
-        tokens.revoke_all(user, reason="logout", actor=user)
+        services.revoke_all(user, reason="logout", actor=user)
 
 
 @receiver(user_login_failed)
@@ -102,4 +102,4 @@ def _note_lost_access(sender, instance: User, update_fields=None, **kwargs):
 def _revoke_tokens_on_lost_access(sender, instance: User, **kwargs):
     reason = getattr(instance, "_tokens_revoked_because", "")
     if reason:
-        tokens.revoke_all(instance, reason=reason)
+        services.revoke_all(instance, reason=reason)

@@ -20,18 +20,9 @@ from radreview.audit.services import record_event
 
 from . import throttling, two_factor
 from .authentication import ExpiringTokenAuthentication
+from .services import revoke_all
 
 BAD_CREDENTIALS = "Unable to sign in with the given username and password."
-
-
-def revoke_all(user, *, reason: str, actor=None) -> int:
-    """Delete every API token of ``user``; returns how many there were."""
-    count, _ = AuthToken.objects.filter(user=user).delete()
-    if count:
-        record_event("api_tokens_revoked", actor=actor, detail={
-            "user": user.pk, "tokens": count, "reason": reason,
-        })
-    return count
 
 
 class TokenRequestSerializer(serializers.Serializer):

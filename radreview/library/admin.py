@@ -17,24 +17,23 @@ from radreview.jobs.models import Job
 from radreview.readonly_admin import ReadOnlyAdmin
 from workers.pipeline import queue_for
 
-from . import text_library, text_stage
-from .models import ReferenceImage, ReferenceStudy
+from .models import IU_SOURCE, JSONL_SOURCE, ReferenceImage, ReferenceStudy
 
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
 
 
 class ImportForm(forms.Form):
     source = forms.ChoiceField(choices=[
-        (text_library.IU_SOURCE,
+        (IU_SOURCE,
          "Indiana University chest X-ray reports (3,955; fetched with pip)"),
-        (text_library.JSONL_SOURCE, 'A JSONL file of {"id", "report"} lines'),
+        (JSONL_SOURCE, 'A JSONL file of {"id", "report"} lines'),
     ])
     file = forms.FileField(required=False, help_text="The JSONL file (JSONL imports only).")
 
     def clean(self):
         data = super().clean()
         upload = data.get("file")
-        if data.get("source") == text_library.JSONL_SOURCE and not upload:
+        if data.get("source") == JSONL_SOURCE and not upload:
             raise forms.ValidationError("Choose the JSONL file to import.")
         if upload and upload.size > MAX_UPLOAD_BYTES:
             raise forms.ValidationError("The file is larger than 200 MB.")
@@ -68,25 +67,31 @@ class ReferenceStudyAdmin(admin.ModelAdmin):
         return own + super().get_urls()
 
     def import_view(self, request):
+        # the import stage brings the text library (FAISS, the sentence vectors), which the
+        # admin's other pages, and every process that loads the admin, do not need
+        from .text_stage import STAGE  # noqa: PLC0415 - imported by the import pages only
+
         require_site_admin(request.user)
         form = ImportForm(request.POST or None, request.FILES or None)
         if request.method == "POST" and form.is_valid():
             params = {"source": form.cleaned_data["source"]}
             if form.cleaned_data.get("file"):
                 params["path"] = str(_save_upload(form.cleaned_data["file"]))
-            job = jobs.start_site_job(text_stage.STAGE, params, actor=request.user,
+            job = jobs.start_site_job(STAGE, params, actor=request.user,
                                       queue=queue_for(("text_embedder",)))
             messages.info(request, "The import has started; this page follows it.")
             return redirect(reverse("admin:library_referencestudy_import_job", args=[job.pk]))
-        recent = Job.objects.filter(stage=text_stage.STAGE).order_by("-id")[:5]
+        recent = Job.objects.filter(stage=STAGE).order_by("-id")[:5]
         context = {**self.admin_site.each_context(request), "form": form, "recent": recent,
                    "title": "Import reference reports", "opts": self.model._meta,
                    "library_size": ReferenceStudy.objects.count()}
         return render(request, "admin/library/referencestudy/import.html", context)
 
     def import_job_view(self, request, job_pk: int):
+        from .text_stage import STAGE  # noqa: PLC0415 - imported by the import pages only
+
         require_site_admin(request.user)
-        job = get_object_or_404(Job, pk=job_pk, stage=text_stage.STAGE)
+        job = get_object_or_404(Job, pk=job_pk, stage=STAGE)
         context = {**self.admin_site.each_context(request), "job": job,
                    "title": "Import reference reports", "opts": self.model._meta,
                    "percent": round(100 * job.progress)}

@@ -4,8 +4,6 @@ from django.conf import settings
 from radreview.jobs.stages import declare
 from workers.backends import registry
 
-from . import index_store
-
 
 class LibraryConfig(AppConfig):
     name = "radreview.library"
@@ -16,6 +14,8 @@ class LibraryConfig(AppConfig):
         # generator over this site's image memory (loading nothing until a probe runs).
         def load_builtin_generator():
             from workers.rarrg.generator import load_builtin_generator as load  # noqa: PLC0415 - defer the image memory to the first probe
+
+            from . import index_store  # noqa: PLC0415 - the object store's client and the image memory, at the first probe
 
             index_store.pull(index_store.IMAGE_MEMORY)
             return load(settings.INDEX_DIR, encoder=registry.image_encoder())

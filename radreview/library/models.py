@@ -1,5 +1,11 @@
 from django.db import models
 
+# The files import_reference reads (text_library.py), named here for the admin's import form,
+# which every process loads with the admin: text_library brings FAISS and the sentence vectors.
+IU_SOURCE = "iu-xray"
+JSONL_SOURCE = "jsonl"
+SOURCES = (IU_SOURCE, JSONL_SOURCE)
+
 
 class ReferenceStudy(models.Model):
     """A prior study of the reference library: its report and, when available, its images.

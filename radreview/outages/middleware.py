@@ -37,9 +37,10 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from radreview.studies import storage
 
+from .logs import OUTAGE_ATTRIBUTE
+
 logger = logging.getLogger(__name__)
 
-OUTAGE_ATTRIBUTE = "_radreview_outage"
 COMMITTED_ATTRIBUTE = "_radreview_committed_answer"
 MESSAGES = {
     "database": "RadReview cannot reach its database right now.",

@@ -47,11 +47,12 @@ from workers.nlp.hedges import leaves_choice_open
 from workers.nlp.polarity import negation_count, plain_denial
 from workers.nlp.vocabulary import (
     CONCEPT_BY_NAME,
-    CONCEPT_RE,
     LATERALITY_RE,
     LUNGS,
     MUSCULOSKELETAL,
     PLEURA,
+    concept_mentions,
+    mentions_concept,
 )
 from workers.rules import comparative
 from workers.rules.checks import (
@@ -493,8 +494,7 @@ def score_sentences(ctx: StudyContext, issues: list[Issue]) -> list[SentenceScor
 def _single_finding(words: str) -> bool:
     """A wording that names exactly one finding of the vocabulary (a substituted term was one
     mention, so its replacement is one mention, not a list)."""
-    return len(CONCEPT_RE.findall(words.lower())) == 1 and not re.search(r"\b(?:or|and)\b",
-                                                                         words)
+    return len(concept_mentions(words.lower())) == 1 and not re.search(r"\b(?:or|and)\b", words)
 
 
 def _stated_elsewhere(ctx: StudyContext, index: int) -> dict[str, set[str | None]]:
@@ -616,7 +616,7 @@ def _term_fix(ctx: StudyContext, index: int, issue: Issue) -> Fix | None:
                    "library_context", restored.detail, restored.support,
                    span=(restored.start, restored.end))
     without = replace_span(sentence, gap[0], gap[1], "")
-    if len(tokens_of(without)) >= 2 and CONCEPT_RE.search(without.lower()):
+    if len(tokens_of(without)) >= 2 and mentions_concept(without.lower()):
         return Fix(without, "removal", f"'{sentence[gap[0]:gap[1]]}' removed", span=gap)
     return Fix("", "removal", "the sentence removed")
 
@@ -659,7 +659,8 @@ def _observations(text: str) -> set[str]:
 @lru_cache(maxsize=16384)
 def _repeats(sentence: str, start: int, end: int, words: str) -> bool:
     rest = (sentence[:start] + " " + sentence[end:]).lower()
-    return any(m.group() in rest for m in CONCEPT_RE.finditer(words.lower()))
+    lower = words.lower()
+    return any(lower[a:b] in rest for _, a, b in concept_mentions(lower))
 
 
 def _polarity_fix(ctx: StudyContext, index: int, deny: bool) -> Fix | None:

@@ -31,7 +31,12 @@ from workers.library.vectors import report_sentences
 from workers.nlp import extract_findings
 from workers.nlp.lexicon import in_lists, is_radiology_word
 from workers.nlp.polarity import is_negated
-from workers.nlp.vocabulary import CONCEPT_RE, LATERALITY_RE, concept_spans
+from workers.nlp.vocabulary import (
+    LATERALITY_RE,
+    concept_alternation,
+    concept_spans,
+    mentions_concept,
+)
 from workers.study.context import STOPWORDS, StudyContext
 
 # positions of the context words read around a mention (negative: before it)
@@ -119,7 +124,7 @@ def _mentions(text: str, polarity: bool = False) -> list[tuple]:
 def _plain_word(word: str) -> bool:
     return (word not in STOPWORDS
             and not LATERALITY_RE.fullmatch(word) and not _ATTRIBUTE_RE.match(word)
-            and not CONCEPT_RE.fullmatch(word) and bool(_WORD_RE.search(word)))
+            and not concept_alternation()[0].fullmatch(word) and bool(_WORD_RE.search(word)))
 
 
 class ContextModel:
@@ -253,7 +258,7 @@ def _absorbable(word: str, position: int, background: Counter | None) -> bool:
         return False
     if position > 0 and word in _NAME_HEADS:
         return True  # the head of a disease's name ("reflux disease", "esophageal cancer")
-    if LATERALITY_RE.fullmatch(word) or _ATTRIBUTE_RE.match(word) or CONCEPT_RE.search(word):
+    if LATERALITY_RE.fullmatch(word) or _ATTRIBUTE_RE.match(word) or mentions_concept(word):
         return False
     if in_lists(word, ("outside_chest", "clinical_only")):
         return True
@@ -316,7 +321,7 @@ def gap_of(sentence: str, start: int, end: int, background: Counter | None = Non
 
 def _organ_adjective(word: str) -> bool:
     return not (LATERALITY_RE.fullmatch(word) or _ATTRIBUTE_RE.match(word)
-                or CONCEPT_RE.search(word)) \
+                or mentions_concept(word)) \
         and in_lists(word, ("anatomy", "partly_shown_organs", "positions"))
 
 

@@ -33,7 +33,6 @@ from workers.nlp.vocabulary import (
     BONE_OBS,
     BORDERLINE_NORMAL_RE,
     CONCEPT_BY_NAME,
-    CONCEPT_RE,
     GLOBAL_BONE_PHRASE,
     GLOBAL_BONE_RE,
     GLOBAL_NORMAL_PHRASE,
@@ -50,6 +49,7 @@ from workers.nlp.vocabulary import (
     SEVERITY_RE,
     comparison_cue,
     concept_mentions,
+    mentions_concept,
     severity_of,
 )
 from workers.types import Harm
@@ -128,7 +128,7 @@ def _clause(lower: str, start: int, end: int) -> tuple[int, int]:
     while breaks and breaks[-1].group() in ("and", "or", ","):
         previous_start = breaks[-2].end() if len(breaks) > 1 else 0
         segment = lower[previous_start:breaks[-1].start()]
-        if CONCEPT_RE.search(segment) or not (LATERALITY_RE.search(segment)
+        if mentions_concept(segment) or not (LATERALITY_RE.search(segment)
                                               or SEVERITY_RE.search(segment)
                                               or LOCATION_RE.search(segment)):
             break

@@ -39,7 +39,12 @@ from workers.nlp.denial_words import negating_words
 from workers.nlp.findings import ABSENT, PRESENT, UNCERTAIN, Finding
 from workers.nlp.hierarchy import overlapping, readings_of_one
 from workers.nlp.polarity import assertion_at, denial_before, denied_with_no
-from workers.nlp.vocabulary import CONCEPT_RE, GLOBAL_BONE_PHRASE, GLOBAL_NORMAL_PHRASE, ancestors
+from workers.nlp.vocabulary import (
+    GLOBAL_BONE_PHRASE,
+    GLOBAL_NORMAL_PHRASE,
+    ancestors,
+    mentions_concept,
+)
 from workers.rules.denials import MIN_STATED, finding_counts
 from workers.study.context import (
     BORDERLINE,
@@ -314,7 +319,7 @@ def self_denials(ctx: StudyContext) -> list[Issue]:
             if cue is None:
                 continue
             gap = sentence.text[cue.end():start]
-            if _GAP_BREAK_RE.search(gap) or CONCEPT_RE.search(gap.lower()):
+            if _GAP_BREAK_RE.search(gap) or mentions_concept(gap.lower()):
                 continue  # the denial is about something else ("no effusion and mild ...")
             between = tokens_of(gap)
             described = [w for w in between if w in _PRESENCE_WORDS]
@@ -373,7 +378,7 @@ def _conceded_denial(text: str) -> tuple[int, re.Match] | None:
     a denial in its own clause, within reach, with neither a comparison in the denial nor a
     finding in the concession."""
     for concession in _CONCESSION_RE.finditer(text):
-        if CONCEPT_RE.search(concession.group("rest").lower()):
+        if mentions_concept(concession.group("rest").lower()):
             continue
         for start, end in negating_words(text[:concession.start()]):
             denied = text[end:concession.start()]
@@ -541,7 +546,7 @@ def _template_fills(ctx: StudyContext, index: int, term) -> int:
     """How often library sentences worded exactly like this one fill the term's place with a
     finding of the engine's vocabulary."""
     fills = slot_fills(ctx, index, term.start, term.end, widen=1, widen_left=2,
-                       accept=lambda words: bool(CONCEPT_RE.search(words)))
+                       accept=mentions_concept)
     return sum(f.count for f in fills if f.whole)
 
 
@@ -661,8 +666,7 @@ def _list_item(ctx: StudyContext, index: int, term) -> bool:
     if not (_LIST_BEFORE_RE.search(sentence[:term.start])
             or _LIST_AFTER_RE.search(sentence[term.end:])):
         return False
-    others = CONCEPT_RE.findall((sentence[:term.start] + " " + sentence[term.end:]).lower())
-    return bool(others)
+    return mentions_concept((sentence[:term.start] + " " + sentence[term.end:]).lower())
 
 
 _GENERIC_HEADS = frozenset({"process", "processes", "abnormality", "abnormalities", "disease",
@@ -691,7 +695,7 @@ def _unfamiliar_fill(ctx: StudyContext, index: int, term) -> tuple[int, str, boo
     of three words either side count only for an item of a list of findings with a word no
     library report uses. (0, "", False) otherwise."""
     fills = slot_fills(ctx, index, term.start, term.end, widen=1, widen_left=2,
-                       accept=lambda words: bool(CONCEPT_RE.search(words)))
+                       accept=mentions_concept)
     total = sum(f.count for f in fills)
     if not fills or total < 2:
         return 0, "", False

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from workers.library.stats import tokens_of
 from workers.nlp import find_comparisons, harm_of, remove_comparisons
-from workers.nlp.vocabulary import CONCEPT_RE, comparison_cue
+from workers.nlp.vocabulary import comparison_cue, mentions_concept
 from workers.study.context import StudyContext
 from workers.types import Detection, Harm
 
@@ -41,7 +41,7 @@ def detect(ctx: StudyContext) -> list[Detection]:
         strong = comparison_cue(sentence.text.lower()) is not None
         stripped = remove_comparisons(sentence.text)
         # what is left must still say something: a finding, or a few words
-        suggestion = stripped if (CONCEPT_RE.search(stripped.lower())
+        suggestion = stripped if (mentions_concept(stripped.lower())
                                   or len(tokens_of(stripped)) >= 3) else ""
         if suggestion == sentence.text:
             suggestion = None

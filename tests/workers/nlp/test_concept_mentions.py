@@ -1,12 +1,13 @@
-"""concept_mentions scans word starts and tries one bucket of CONCEPT_RE at each; it must find
-exactly what ``CONCEPT_RE.finditer`` finds (same concepts, same spans)."""
+"""concept_mentions scans word starts and tries one bucket of the concept alternation at each;
+it must find exactly what the alternation's ``finditer`` finds (same concepts, same spans),
+and mentions_concept must say whether its ``search`` finds one."""
 import json
 from pathlib import Path
 
 import pytest
 
 from workers.nlp.sections import parse_report
-from workers.nlp.vocabulary import CONCEPT_BY_GROUP, CONCEPT_RE, concept_mentions
+from workers.nlp.vocabulary import concept_alternation, concept_mentions, mentions_concept
 
 BENCH = Path(__file__).resolve().parents[4] / "shared" / "bench"
 
@@ -20,13 +21,18 @@ CRAFTED = [
 
 
 def finditer(lower: str):
-    return tuple((CONCEPT_BY_GROUP[m.lastgroup], m.start(), m.end())
-                 for m in CONCEPT_RE.finditer(lower))
+    regex, concept_of = concept_alternation()
+    return tuple((concept_of[m.lastgroup], m.start(), m.end()) for m in regex.finditer(lower))
 
 
 @pytest.mark.parametrize("text", CRAFTED)
 def test_crafted_texts(text):
     assert concept_mentions(text) == finditer(text)
+
+
+@pytest.mark.parametrize("text", [*CRAFTED, "No Pneumothorax", "Pneumothorax", "no -edema"])
+def test_mentions_concept_is_a_search_of_the_alternation(text):
+    assert mentions_concept(text) is (concept_alternation()[0].search(text) is not None)
 
 
 def test_every_sentence_and_report_of_the_dev_files():
@@ -41,4 +47,5 @@ def test_every_sentence_and_report_of_the_dev_files():
             texts += [s.text.lower() for s in parse_report(report).sentences]
     found = [concept_mentions(t) for t in texts]
     assert found == [finditer(t) for t in texts]
+    assert [mentions_concept(t) for t in texts] == [bool(f) for f in found]
     assert sum(map(len, found)) > 1000  # the files do name findings
