@@ -137,7 +137,10 @@ def hierarchy_presence(ctx: StudyContext) -> list[Contradiction]:
                 if guards.exception_leaves_room(text_d, named, p.finding.observation,
                                                 overlapping):
                     continue
-                if guards.chronic(_text(ctx, p)) or (p.grade is not None and p.grade[1] == 0):
+                # "no acute process" leaves room for a known or unchanged finding; "the lungs
+                # are clear" does not for one again seen, only for an old one (a scar)
+                lasting = guards.chronic if "acute" in d.concept else guards.lasting
+                if lasting(_text(ctx, p)) or (p.grade is not None and p.grade[1] == 0):
                     continue
                 kind = GLOBAL_NORMAL if "acute" in d.concept else PRESENCE
                 denial = replace(d.finding, observation=p.finding.observation,

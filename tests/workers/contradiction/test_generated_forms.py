@@ -1,0 +1,45 @@
+"""Issue 31, round 5: surface forms the generated pairs (bench/consistency_stress.py) showed the
+statement reader missing; for each, a pair that flags with its explanation and a look-alike
+that must not flag."""
+from __future__ import annotations
+
+import pytest
+
+from workers.contradiction import detections, find_contradictions
+from workers.study.context import StudyContext
+
+
+def pair(text: str):
+    (c,) = find_contradictions(StudyContext(text))
+    return c
+
+
+def flagged(text: str) -> dict[int, object]:
+    return {d.sentence_index: d for d in detections(StudyContext(text))}
+
+
+@pytest.mark.parametrize("finding", [
+    "Redemonstrated consolidation in the left lower lobe.",
+    "Right lower lobe airspace disease is again seen.",
+    "Persistent left basilar consolidation.",
+])
+def test_a_finding_seen_again_makes_the_lungs_not_clear(finding):
+    # "clear lungs" is no claim about acuity: a consolidation still there contradicts it
+    text = f"FINDINGS: {finding} No pleural effusion.\nIMPRESSION: The lungs are clear."
+    c = pair(text)
+    assert (c.kind, c.sentences, c.doubted) == ("presence", (0, 2), 2)
+    found = flagged(text)
+    assert found[2].explanation.startswith(f"Contradicts sentence 1, \u201c{finding}\u201d")
+    assert "This sentence is the one doubted" in found[2].explanation
+    assert found[0].suggestion is None
+
+
+@pytest.mark.parametrize("text", [
+    "FINDINGS: Redemonstrated right upper lobe mass.\nIMPRESSION: No acute cardiopulmonary "
+    "process.",
+    "FINDINGS: Stable small left pleural effusion.\nIMPRESSION: No acute cardiopulmonary "
+    "abnormality.",
+    "FINDINGS: Right apical scarring is again seen.\nIMPRESSION: The lungs are clear.",
+])
+def test_a_known_finding_beside_no_acute_process_or_a_scar_beside_clear_lungs(text):
+    assert find_contradictions(StudyContext(text)) == []
