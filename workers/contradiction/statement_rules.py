@@ -193,7 +193,8 @@ def _outside_lungs(p: Statement) -> bool:
 def _narrowed(ctx: StudyContext, d: Statement, p: Statement) -> bool:
     sentence = ctx.sentence(d.sentence)
     words = guards.denial_qualifiers(d.finding, sentence.text, sentence.start)
-    words -= {"focal", "lung", "pulmonary"}  # "no focal airspace disease" names its node
+    # "no focal airspace disease", "no discrete lung lesion" name their node
+    words -= {"focal", "lung", "pulmonary", "discrete"}
     stated = _text(ctx, p).lower()
     words -= guards.own_nature(p.finding, stated)
     return any(not re.search(rf"\b{re.escape(w)}\b", stated) for w in words)

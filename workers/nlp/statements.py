@@ -85,6 +85,23 @@ _MORE_CHANGES = ((re.compile(r"\b(?:near(?:ly)?|almost|partial(?:ly)?|partly|lar
                  (re.compile(r"\b(?:interval\s+(?:placement|insertion)|newly\s+(?:placed|"
                              r"inserted)|ha(?:s|ve)\s+been\s+(?:placed|inserted))\b",
                              re.IGNORECASE), NEW))
+# changes said in words often put after the finding, in its own phrase up to the next thing
+# the sentence names ("Right effusion, not present on the prior exam.", "Left pneumothorax
+# without significant change.")
+_TRAILING_CHANGES = (
+    # no change said by negating one ("no significant interval change in the
+    # effusion", "without change", "not significantly changed")
+    (re.compile(r"\b(?:no|without)\s+(?:significant\s+|appreciable\s+|"
+                r"substantial\s+|definite\s+|evident\s+)?(?:interval\s+)?change\b"
+                r"|\bnot\s+(?:significantly\s+|substantially\s+)?changed\b",
+                re.IGNORECASE), UNCHANGED),
+    # absent before said in words: "not present on the prior exam"
+    (re.compile(r"\bnot\s+(?:present|seen|visible|identified|evident|apparent)\s+"
+                r"(?:on|in)\s+(?:the\s+)?(?:prior|previous|earlier)\b",
+                re.IGNORECASE), NEW),
+    (re.compile(r"\bstill\s+(?:present|seen|visible|noted|evident|identified)\b",
+                re.IGNORECASE), PERSISTS),
+)
 # a finding of long standing: no change since the prior is claimed, only that it is not new
 _OLD_RE = re.compile(r"\b(?:old|healed|chronic|remote|long-?standing|sequelae?)\b",
                      re.IGNORECASE)
@@ -389,7 +406,7 @@ _SIDE_AGAINST_SIDE_RE = re.compile(
 
 
 def _temporal(clause: str, sentence_change: str | None, finding: Finding,
-              timed: bool) -> str | None:
+              timed: bool, phrase: str) -> str | None:
     timed = timed and finding.observation not in _DESCRIBED_BY_DEGREE
     clause = _SIDE_AGAINST_SIDE_RE.sub(" ", clause)
     for words, change in _MORE_CHANGES:
@@ -399,6 +416,9 @@ def _temporal(clause: str, sentence_change: str | None, finding: Finding,
     if own is None and CONCEPT_BY_NAME[finding.observation].device \
             and _REMOVED_RE.search(clause):
         return GONE
+    for words, change in _TRAILING_CHANGES if own is None else ():
+        if words.search(phrase):
+            return change
     if own is None and sentence_change is None and _OLD_RE.search(clause):
         return OLD
     return own or sentence_change
@@ -570,7 +590,8 @@ def _statements(parsed: ParsedReport) -> tuple[Statement, ...]:
                 laterality=_side(f, text[c_start:rel[1]]), location=f.location,
                 grade=_grade(f, clause),
                 size_mm=_size_mm(window), count=count, count_said=said,
-                temporal=_temporal(clause, change, f, timed), place=place, distance_cm=distance,
+                temporal=_temporal(clause, change, f, timed, window), place=place,
+                distance_cm=distance,
                 position=position, words=claim_words(f), start=f.start, end=f.end,
                 finding=f, kinds=kinds, phrase=_phrase(text[c_start:max(w_end, c_end)])))
         for name, f in summaries.items():

@@ -43,3 +43,47 @@ def test_a_finding_seen_again_makes_the_lungs_not_clear(finding):
 ])
 def test_a_known_finding_beside_no_acute_process_or_a_scar_beside_clear_lungs(text):
     assert find_contradictions(StudyContext(text)) == []
+
+
+@pytest.mark.parametrize("first, second", [
+    ("Small right pleural effusion, not present on the prior exam.",
+     "Right pleural effusion is again seen."),
+    ("Left pneumothorax has increased.", "No significant interval change in left pneumothorax."),
+    ("Left pneumothorax without significant change.", "Decreasing left pneumothorax."),
+    ("New left basilar opacity.", "Left basilar opacity is still present."),
+])
+def test_temporal_words_in_a_phrase_of_their_own(first, second):
+    text = f"FINDINGS: {first} No acute osseous abnormality.\nIMPRESSION: {second}"
+    c = pair(text)
+    assert (c.kind, c.sentences) == ("temporal", (0, 2))
+    found = flagged(text)
+    assert found[2].explanation.startswith(f"Contradicts sentence 1, \u201c{first}\u201d")
+    assert found[0].suggestion is None and found[2].suggestion is None
+
+
+@pytest.mark.parametrize("first, second", [
+    ("Small right pleural effusion, not present on the prior exam.", "New right pleural "
+                                                                     "effusion."),
+    ("No significant interval change in left pneumothorax.", "Stable left pneumothorax."),
+    ("Left basilar opacity is still present.", "Persistent left basilar opacity."),
+])
+def test_the_same_change_said_two_ways_is_no_contradiction(first, second):
+    assert find_contradictions(StudyContext(f"FINDINGS: {first}\nIMPRESSION: {second}")) == []
+
+
+@pytest.mark.parametrize(("finding", "normal"), [
+    ("Moderate right pleural effusion.", "The costophrenic angles are sharp."),
+    ("3 cm spiculated mass in the left upper lobe.", "No discrete pulmonary lesion."),
+])
+def test_normal_statements_in_other_words(finding, normal):
+    text = f"FINDINGS: {finding}\nIMPRESSION: {normal}"
+    c = pair(text)
+    assert (c.kind, c.sentences, c.doubted) == ("presence", (0, 1), 1)
+    assert flagged(text)[1].explanation.startswith(f"Contradicts sentence 1, \u201c{finding}\u201d")
+
+
+def test_sharp_angles_beside_pleural_thickening_or_an_otherwise_sharp_angle():
+    for text in ("FINDINGS: Apical pleural thickening. The costophrenic angles are sharp.",
+                 "FINDINGS: Blunting of the left costophrenic angle. The right costophrenic "
+                 "angle is sharp."):
+        assert find_contradictions(StudyContext(text)) == []
