@@ -456,6 +456,154 @@ def otherwise_clear_cases(rng: random.Random, n: int) -> list[dict]:
     return out
 
 
+# ---- second pass: changes inside longer clauses, tubes, counts said other ways, other summaries
+
+LONG_TEMPORAL = {  # a change said inside a longer clause, the finding in the middle
+    "new": ["Since the prior radiograph, there has been interval development of {a} {np}.",
+            "Compared to the prior study, there is a new {np}.",
+            "There is {a} {np} which was not seen previously.",
+            "{NP} is new compared to the prior exam.",
+            "In the interval, {a} {np} has developed."],
+    "unchanged": ["Compared to the prior study, the {np} is unchanged.",
+                  "The {np} is similar in size to the prior exam.",
+                  "There is no interval change in the {np}.",
+                  "The previously noted {np} is stable in appearance."],
+    "gone": ["The previously seen {np} has resolved in the interval.",
+             "Since the prior study, the {np} has resolved.",
+             "There has been interval resolution of the {np}.",
+             "The {np} seen on the prior study is no longer present."],
+    "worse": ["Compared to the prior study, the {np} has increased in size.",
+              "The {np} is larger than on the prior exam.",
+              "There has been interval worsening of the {np}.",
+              "The {np} is more prominent than previously."],
+    "better": ["Compared to the prior study, the {np} has decreased in size.",
+               "The {np} is smaller than on the prior exam.",
+               "There has been interval improvement in the {np}.",
+               "The {np} is less prominent than previously."],
+}
+TUBE_TEMPORAL = {
+    "new": ["Interval placement of {a} {np}.", "{NP} has been placed.", "New {np}."],
+    "unchanged": ["{NP} is unchanged in position.", "Unchanged {np}.", "Stable {np}."],
+    "gone": ["Interval removal of the {np}.", "The {np} has been removed.",
+             "{NP} has been removed in the interval."],
+}
+TUBES = ["endotracheal tube", "right internal jugular central venous catheter",
+         "left chest tube", "nasogastric tube", "right PICC line"]
+
+
+def long_temporal_cases(rng: random.Random, n: int) -> list[dict]:
+    out = []
+    for k in range(n):
+        tube = rng.random() < 0.3
+        forms = TUBE_TEMPORAL if tube else LONG_TEMPORAL
+        # a tube removed and one placed may be two tubes: no clash
+        pairs = [p for p in TEMPORAL_CLASHES if p[0] in forms and p[1] in forms
+                 and not (tube and set(p) == {"gone", "new"})]
+        a, b = rng.choice(pairs)
+        if rng.random() < 0.5:
+            a, b = b, a
+        np = rng.choice(TUBES) if tube else rng.choice(TEMPORAL_FINDINGS).format(
+            side=rng.choice(SIDES))
+        t1, t2 = rng.choice(forms[a]), rng.choice(forms[b])
+        first = t1.format(a=_article(np), np=np, NP=_cap(np))
+        second = t2.format(a=_article(np), np=np, NP=_cap(np))
+        style = rng.choice(["iu", "mimic"])
+        fill = _fillers(rng, "pneumothorax" if "pneumothorax" in np else "pleural effusion")
+        rep = report([first, *fill], [second], style)
+        out.append(case(f"gen-lt{k:03d}", rep, "temporal", [first, second], None, fill,
+                        {"changes": f"{a}/{b}", "first": t1, "second": t2, "tube": tube,
+                         "style": style}))
+    return out
+
+
+COUNT_FORMS_MANY = ["{ns} ({k})", "{k} {ns}", "{ns}, {kw} in number", "{kw} {ns}",
+                    "{kw} {side} lung {ns}", "{ns} measuring up to 9 mm", "{ns} in both lungs",
+                    "a {n} in each lung", "a few {ns}", "bilateral {ns}"]
+COUNT_FORMS_ONE = ["the {side} upper lobe {n} is solitary", "{a} {n} in the {side} upper lobe",
+                   "single {side} upper lobe {n}", "a solitary {side} upper lobe {n}",
+                   "an isolated {n} in the {side} upper lobe", "only one {n}"]
+RIB_COUNTS = [("fractures of the {side} {r1} through {r2} ribs", "single {side} rib fracture"),
+              ("{side} {r1}-{r2} rib fractures", "a solitary {side} rib fracture"),
+              ("multiple {side} rib fractures", "isolated fracture of the {side} {r1} rib"),
+              ("fractures of the {side} {r1} and {r2} ribs", "one {side} rib fracture")]
+WORDS = {2: "two", 3: "three", 4: "four", 5: "five"}
+
+
+def count_more_cases(rng: random.Random, n: int) -> list[dict]:
+    out = []
+    for k in range(n):
+        side = rng.choice(SIDES)
+        if rng.random() < 0.3:
+            many, one = rng.choice(RIB_COUNTS)
+            r1, r2 = rng.choice([("4th", "6th"), ("fifth", "seventh"), ("3rd", "5th")])
+            m = many.format(side=side, r1=r1, r2=r2)
+            o = one.format(side=side, r1=r1)
+            form = {"counts": f"{many}/{one}", "noun": "rib"}
+        else:
+            noun = rng.choice(["nodule", "pulmonary nodule", "mass"])
+            kk = rng.choice([2, 3, 4, 5])
+            many, one = rng.choice(COUNT_FORMS_MANY), rng.choice(COUNT_FORMS_ONE)
+            m = many.format(ns=_plural(noun), n=noun, k=kk, kw=WORDS[kk], side=side)
+            o = one.format(n=noun, a=_article(noun), side=side)
+            form = {"counts": f"{many}/{one}", "noun": noun}
+        s1 = rng.choice(["There are {m}.", "{M}.", "{M} are noted."]).format(m=m, M=_cap(m))
+        if not re.search(r"s\b|\(", m.split(" in ")[0]) or m.startswith("a "):
+            s1 = f"There is {m}." if not m.startswith("a ") else f"{_cap(m)}."
+        s2 = f"{_cap(o)}."
+        style = rng.choice(["iu", "mimic"])
+        fill = _fillers(rng, "fracture" if "rib" in m else "")
+        first, second = (s1, s2) if rng.random() < 0.5 else (s2, s1)
+        rep = report([first, *fill], [second], style)
+        out.append(case(f"gen-cm{k:03d}", rep, "count", [first, second], None, fill,
+                        {**form, "style": style}))
+    return out
+
+
+MORE_HIERARCHY = [  # (finding sentence, normal statement) the hierarchy rows rule out
+    ("The mediastinum is widened.", ["The mediastinal contours are normal.",
+                                     "Normal mediastinum.", "The mediastinum is unremarkable."]),
+    ("Mediastinal lymphadenopathy is present.", ["The mediastinal contours are normal.",
+                                                 "Normal mediastinum."]),
+    ("Acute compression fracture of a midthoracic vertebral body.",
+     ["No acute osseous abnormality.", "No acute bony abnormality."]),
+    ("There is a displaced fracture of the {side} clavicle.",
+     ["Osseous structures are intact.", "No acute osseous abnormality.",
+      "The bones are unremarkable."]),
+    ("Small {side} pleural effusion.", ["No pleural abnormality.",
+                                        "The pleural spaces are clear.",
+                                        "Costophrenic angles are sharp."]),
+    ("Mild pulmonary edema.", ["Pulmonary vascularity is normal.", "The lungs are clear.",
+                               "No acute cardiopulmonary process."]),
+    ("Enlarged cardiac silhouette.", ["Heart size is normal.", "The heart is normal in size.",
+                                      "Normal cardiac silhouette."]),
+    ("There is complete opacification of the {side} hemithorax.",
+     ["The lungs are clear.", "No acute cardiopulmonary process."]),
+    ("There is a large {side} pneumothorax.", ["No acute cardiopulmonary process.",
+                                               "No pleural abnormality."]),
+]
+
+
+def more_hierarchy_cases(rng: random.Random, n: int) -> list[dict]:
+    out = []
+    for k in range(n):
+        finding, normals = MORE_HIERARCHY[k % len(MORE_HIERARCHY)]
+        sentence = finding.format(side=rng.choice(SIDES))
+        normal = rng.choice(normals)
+        style = rng.choice(["iu", "mimic"])
+        order = rng.choice(["finding_then_normal", "normal_then_finding"])
+        fill = [FILLERS["ptx"]] if "pneumothorax" not in sentence else [FILLERS["bones"]]
+        if "fracture" in sentence:
+            fill = [FILLERS["ptx"]]
+        if order == "finding_then_normal":
+            rep = report([sentence, *fill], [normal], style)
+        else:
+            rep = report([normal, *fill], [sentence], style)
+        out.append(case(f"gen-mh{k:03d}", rep, "hierarchy", [sentence, normal], None, fill,
+                        {"finding": finding, "normal": normal, "order": order,
+                         "style": style}))
+    return out
+
+
 def case(cid, rep, kind, must_flag, keep, must_not_flag, form) -> dict:
     return {"id": cid, "report": rep, "kind": kind, "must_flag": must_flag, "keep": keep,
             "must_not_flag": must_not_flag, "form": form}
@@ -471,7 +619,9 @@ def generate(seed: int = SEED) -> list[dict]:
     cases = (hierarchy_cases(rng, 200) + temporal_cases(rng, 120, clean=False)
              + count_cases(rng, 50, clean=False) + temporal_cases(rng, 50, clean=True)
              + count_cases(rng, 25, clean=True) + clean_beside_cases(rng, 60)
-             + otherwise_clear_cases(rng, 20))
+             + otherwise_clear_cases(rng, 20)
+             + long_temporal_cases(rng, 80) + count_more_cases(rng, 50)
+             + more_hierarchy_cases(rng, 45))
     return [c for c in cases if _valid(c)]
 
 

@@ -140,7 +140,8 @@ def hierarchy_presence(ctx: StudyContext) -> list[Contradiction]:
                 # "no acute process" leaves room for a known or unchanged finding; "the lungs
                 # are clear" does not for one again seen, only for an old one (a scar)
                 lasting = guards.chronic if "acute" in d.concept else guards.lasting
-                if lasting(_text(ctx, p)) or (p.grade is not None and p.grade[1] == 0):
+                if (lasting(_text(ctx, p)) and not _called_acute(ctx, p)) \
+                        or (p.grade is not None and p.grade[1] == 0):
                     continue
                 kind = GLOBAL_NORMAL if "acute" in d.concept else PRESENCE
                 denial = replace(d.finding, observation=p.finding.observation,
@@ -170,6 +171,16 @@ def hierarchy_presence(ctx: StudyContext) -> list[Contradiction]:
 _PARTLY_SHOWN = frozenset({"shoulder", "neck", "abdomen", "breast", "axilla"})
 # summaries another rule compares (heart_size: its own guards for a heart at the upper limit)
 _OWN_RULE = frozenset({"normal heart size"})
+
+
+# "acute" just before the name of a finding stated present ("acute compression fracture"): not an
+# old one
+_ACUTE_BEFORE_RE = re.compile(r"\bacute\s+(?:[\w-]+\s+){0,2}$", re.IGNORECASE)
+
+
+def _called_acute(ctx: StudyContext, p: Statement) -> bool:
+    sentence = ctx.sentence(p.sentence)
+    return bool(_ACUTE_BEFORE_RE.search(sentence.text[:p.finding.start - sentence.start]))
 
 
 def _sided_like(ctx: StudyContext, d: Statement, p: Statement) -> bool:

@@ -95,10 +95,21 @@ _TRAILING_CHANGES = (
                 r"substantial\s+|definite\s+|evident\s+)?(?:interval\s+)?change\b"
                 r"|\bnot\s+(?:significantly\s+|substantially\s+)?changed\b",
                 re.IGNORECASE), UNCHANGED),
-    # absent before said in words: "not present on the prior exam"
+    # absent before said in words: "not present on the prior exam", "not seen previously"
     (re.compile(r"\bnot\s+(?:present|seen|visible|identified|evident|apparent)\s+"
-                r"(?:on|in)\s+(?:the\s+)?(?:prior|previous|earlier)\b",
+                r"(?:(?:on|in)\s+(?:the\s+)?(?:prior|previous|earlier)\b|previously|before)",
                 re.IGNORECASE), NEW),
+    # the same as on the prior exam in words: "similar in size to the prior exam"
+    (re.compile(r"\bsimilar\s+(?:in\s+(?:size|appearance|extent)\s+)?(?:to|compared\s+"
+                r"(?:to|with))\s+(?:the\s+)?(?:prior|previous|earlier)", re.IGNORECASE),
+     UNCHANGED),
+    # more or less than on the prior exam ("less prominent than previously", "smaller than on
+    # the prior exam"; "smaller than the right" is one side against the other)
+    (re.compile(r"\b(?:less\s+(?:prominent|conspicuous|extensive|dense)|smaller)\s+than\s+"
+                r"(?:on\s+)?(?:the\s+)?(?:prior|previous|earlier|before)", re.IGNORECASE),
+     BETTER),
+    (re.compile(r"\bmore\s+(?:prominent|conspicuous|extensive|dense)\s+than\s+(?:on\s+)?"
+                r"(?:the\s+)?(?:prior|previous|earlier|before)", re.IGNORECASE), WORSE),
     (re.compile(r"\bstill\s+(?:present|seen|visible|noted|evident|identified)\b",
                 re.IGNORECASE), PERSISTS),
 )
@@ -151,6 +162,12 @@ _DIGIT_COUNT_RE = re.compile(r"(?<![\d.])(\d+)\s+(?!(?:mm|cm|millimet|centimet|x
                              r"(?:[a-z-]+\s+){0,5}$", re.IGNORECASE)
 # a count said after the finding: "nodules (2)", "a nodule in each lung", "... and another"
 _LISTED_RE = re.compile(r"\s*\(\s*(\d+)\s*\)")
+# a count said as the sentence's predicate or in a phrase of its own: "the nodule is
+# solitary", "nodules, two in number", "nodules in both lungs"
+_SAID_AFTER_RE = re.compile(r"\s*(?:is|appears|remains)\s+(?:a\s+)?(solitary|single|isolated)\b"
+                            r"|\s*,?\s*(\w+)\s+in\s+number\b", re.IGNORECASE)
+_BOTH_LUNGS_RE = re.compile(r"\s+(?:in|within|throughout|involving)\s+both\s+lungs\b",
+                            re.IGNORECASE)
 _EACH_SIDE_RE = re.compile(r"\s+(?:in|on|at|of)\s+(?:each|either)\s+(?:lung|side|hemithorax|"
                            r"(?:upper|middle|lower)\s+lobe|base|apex)\b", re.IGNORECASE)
 _ANOTHER_RE = re.compile(r"\b(?:and|with|plus)\s+(?:an)?other\s+(?:in|at|on|within|along|over|"
@@ -365,6 +382,15 @@ def _count(finding: Finding, before: str, window: str) -> tuple[int | None, bool
         return int(listed.group(1)), True  # "nodules (2)"
     if not plural(finding.text) and (_EACH_SIDE_RE.match(after) or _ANOTHER_RE.search(after)):
         return 2, True  # "a nodule in each lung", "a nodule ... and another in the ..."
+    said_after = _SAID_AFTER_RE.match(after)
+    if said_after:
+        word = (said_after.group(1) or said_after.group(2)).lower()
+        if word in _NUMBERS:
+            return _NUMBERS[word], True
+        if word.isdigit() and 0 < int(word) < 50:
+            return int(word), True
+    if plural(finding.text) and _BOTH_LUNGS_RE.match(after):
+        return MANY, True
     return (MANY if plural(finding.text) else 1), False
 
 

@@ -87,3 +87,55 @@ def test_sharp_angles_beside_pleural_thickening_or_an_otherwise_sharp_angle():
                  "FINDINGS: Blunting of the left costophrenic angle. The right costophrenic "
                  "angle is sharp."):
         assert find_contradictions(StudyContext(text)) == []
+
+
+@pytest.mark.parametrize("first, second", [
+    ("There is no interval change in the right pneumothorax.", "Increasing right pneumothorax."),
+    ("The left pleural effusion is similar in size to the prior exam.",
+     "There is a left pleural effusion which was not seen previously."),
+    ("The right pleural effusion is less prominent than previously.",
+     "Compared to the prior study, the right pleural effusion is unchanged."),
+    ("The left lower lobe consolidation is more prominent than previously.",
+     "Improving left lower lobe consolidation."),
+])
+def test_changes_said_inside_longer_clauses(first, second):
+    text = f"FINDINGS: {first}\nIMPRESSION: {second}"
+    c = pair(text)
+    assert (c.kind, c.sentences) == ("temporal", (0, 1))
+    assert flagged(text)[1].explanation.startswith(f"Contradicts sentence 1, \u201c{first}\u201d")
+
+
+def test_no_interval_change_keeps_the_finding_and_one_side_smaller_is_no_change():
+    for text in ("FINDINGS: There is no interval change in the right pneumothorax.\n"
+                 "IMPRESSION: Stable right pneumothorax.",
+                 "FINDINGS: Bilateral effusions, the left smaller than the right.\n"
+                 "IMPRESSION: Unchanged bilateral effusions."):
+        assert find_contradictions(StudyContext(text)) == []
+
+
+@pytest.mark.parametrize("many", [
+    "Bilateral pulmonary nodules are noted.", "Pulmonary nodules, two in number.",
+    "Nodules in both lungs.",
+])
+def test_a_count_said_as_a_predicate_or_in_a_phrase_of_its_own(many):
+    text = f"FINDINGS: {many}\nIMPRESSION: The right upper lobe nodule is solitary."
+    c = pair(text)
+    assert (c.kind, c.sentences) == ("count", (0, 1))
+    assert flagged(text)[1].explanation.startswith(f"Contradicts sentence 1, \u201c{many}\u201d")
+
+
+def test_the_same_count_said_as_a_predicate_is_no_contradiction():
+    text = ("FINDINGS: A 9 mm nodule in the right upper lobe.\n"
+            "IMPRESSION: The right upper lobe nodule is solitary.")
+    assert find_contradictions(StudyContext(text)) == []
+
+
+def test_a_fracture_called_acute_is_no_old_one():
+    text = ("FINDINGS: Acute compression fracture of a midthoracic vertebral body.\n"
+            "IMPRESSION: No acute osseous abnormality.")
+    c = pair(text)
+    assert (c.sentences, c.doubted) == ((0, 1), 1)
+    # an old compression deformity beside the same summary stays clean
+    assert find_contradictions(StudyContext(
+        "FINDINGS: Chronic compression fracture of a midthoracic vertebral body.\n"
+        "IMPRESSION: No acute osseous abnormality.")) == []
