@@ -135,6 +135,10 @@ _WHOLE_RE = re.compile(r"\b(?:complete(?:ly)?|entire|whole|total|white-?out|loba
 _PART_RE = re.compile(r"\b(?:patchy|subtle|faint|hazy|streaky|linear|subsegmental|plate-?like|"
                       r"discoid|band-?like|minimal)\b", re.IGNORECASE)
 _COLLAPSE_RE = re.compile(r"\bcollapse", re.IGNORECASE)
+# how well a finding is seen is no size: "subtle" or "faint" (the vocabulary's "minimal") grades
+# an opacity as a part of the lung, not as a trace the normal statements leave room for
+_CONSPICUITY_RE = re.compile(r"\b(?:subtle|faint)\b", re.IGNORECASE)
+_TRACE_RE = re.compile(r"\b(?:trace|tiny|minimal|minimally)\b", re.IGNORECASE)
 
 # ---- measured sizes -----------------------------------------------------------------------------
 _MEASURE_RE = re.compile(
@@ -343,7 +347,9 @@ def revision(sentence: str) -> bool:
 
 
 def _grade(finding: Finding, clause: str) -> tuple[float, float] | None:
-    if finding.severity in _GRADE:
+    if finding.severity in _GRADE and not (finding.severity == "minimal"
+                                           and _CONSPICUITY_RE.search(clause)
+                                           and not _TRACE_RE.search(clause)):
         return _GRADE[finding.severity]
     if finding.observation == "atelectasis" and _COLLAPSE_RE.search(finding.text):
         return (3, 3)

@@ -139,3 +139,14 @@ def test_a_fracture_called_acute_is_no_old_one():
     assert find_contradictions(StudyContext(
         "FINDINGS: Chronic compression fracture of a midthoracic vertebral body.\n"
         "IMPRESSION: No acute osseous abnormality.")) == []
+
+
+def test_a_subtle_consolidation_is_no_trace_the_clear_lungs_leave_room_for():
+    text = ("FINDINGS: Subtle consolidation in the right upper lobe.\n"
+            "IMPRESSION: The lungs are clear.")
+    c = pair(text)
+    assert (c.kind, c.sentences, c.doubted) == ("presence", (0, 1), 1)
+    # a trace or minimal finding still is one
+    for minimal in ("Minimal left basilar atelectasis.", "Subtle trace left pleural effusion."):
+        assert find_contradictions(StudyContext(
+            f"FINDINGS: {minimal}\nIMPRESSION: No acute cardiopulmonary process.")) == []
