@@ -606,6 +606,49 @@ def more_hierarchy_cases(rng: random.Random, n: int) -> list[dict]:
     return out
 
 
+# ---- third pass: the denied finding inside a list of denials ----------------------------------
+LIST_ITEMS = {  # finding sentence, the denied item's words, its kind
+    "pleural effusion": ("Small {side} pleural effusion.", ["pleural effusion", "effusion",
+                                                           "pleural effusions"], "presence"),
+    "pneumothorax": ("Small {side} apical pneumothorax.", ["pneumothorax"], "presence"),
+    "consolidation": ("Consolidation in the {side} lower lobe.", ["focal consolidation",
+                                                                 "consolidation"], "presence"),
+    "mass": ("There is a 3 cm mass in the {side} upper lobe.", ["masses", "mass",
+                                                                "focal lung lesion",
+                                                                "pulmonary lesion"],
+             "hierarchy"),
+    "fracture": ("Acute fracture of the {side} sixth rib.", ["fracture", "acute fracture"],
+                 "presence"),
+}
+LIST_OTHERS = ["pneumothorax", "pleural effusion", "focal consolidation", "pulmonary edema",
+               "pulmonary nodules", "free air", "acute osseous abnormality"]
+LIST_FRAMES = ["No {items}.", "There is no {items}.", "No evidence of {items}.",
+               "Without {items}."]
+
+
+def list_denial_cases(rng: random.Random, n: int) -> list[dict]:
+    out = []
+    names = list(LIST_ITEMS)
+    for k in range(n):
+        concept = names[k % len(names)]
+        template, words, kind = LIST_ITEMS[concept]
+        sentence = template.format(side=rng.choice(SIDES))
+        own = rng.choice(words)
+        others = [o for o in LIST_OTHERS if o.split()[-1] not in own and own.split()[-1] not in o]
+        items = rng.sample(others, rng.choice([1, 2]))
+        joined = (f"{items[0]} or {own}" if len(items) == 1
+                  else f"{items[0]}, {items[1]}, or {own}")
+        frame = rng.choice(LIST_FRAMES)
+        denial = frame.format(items=joined)
+        style = rng.choice(["iu", "mimic"])
+        rep = report([sentence, FILLERS["mediastinum"]], [denial], style)
+        out.append(case(f"gen-ld{k:03d}", rep, kind, [sentence, denial], None,
+                        [FILLERS["mediastinum"]],
+                        {"concept": concept, "own": own, "items": len(items) + 1,
+                         "frame": frame, "style": style}))
+    return out
+
+
 def case(cid, rep, kind, must_flag, keep, must_not_flag, form) -> dict:
     return {"id": cid, "report": rep, "kind": kind, "must_flag": must_flag, "keep": keep,
             "must_not_flag": must_not_flag, "form": form}
@@ -623,7 +666,7 @@ def generate(seed: int = SEED) -> list[dict]:
              + count_cases(rng, 25, clean=True) + clean_beside_cases(rng, 60)
              + otherwise_clear_cases(rng, 20)
              + long_temporal_cases(rng, 80) + count_more_cases(rng, 50)
-             + more_hierarchy_cases(rng, 45))
+             + more_hierarchy_cases(rng, 45) + list_denial_cases(rng, 50))
     return [c for c in cases if _valid(c)]
 
 

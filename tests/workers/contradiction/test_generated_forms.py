@@ -150,3 +150,29 @@ def test_a_subtle_consolidation_is_no_trace_the_clear_lungs_leave_room_for():
     for minimal in ("Minimal left basilar atelectasis.", "Subtle trace left pleural effusion."):
         assert find_contradictions(StudyContext(
             f"FINDINGS: {minimal}\nIMPRESSION: No acute cardiopulmonary process.")) == []
+
+
+@pytest.mark.parametrize(("finding", "denial", "kind"), [
+    ("Small left pleural effusion.", "No pneumothorax or pleural effusion.", "presence"),
+    ("Right lower lobe consolidation.",
+     "There is no pleural effusion, pneumothorax or focal consolidation.", "presence"),
+    ("Left upper lobe mass.", "No nodules or masses.", "presence"),
+    ("There is a 3 cm spiculated mass in the left upper lobe.",
+     "No pleural effusion or focal lung lesion.", "presence"),
+])
+def test_a_denied_finding_inside_a_list_of_denials(finding, denial, kind):
+    # the other items of the list are no words of this denial that narrow it
+    text = f"FINDINGS: {finding}\nIMPRESSION: {denial}"
+    c = pair(text)
+    assert (c.kind, c.sentences, c.doubted) == (kind, (0, 1), 1)
+    assert flagged(text)[1].explanation.startswith(f"Contradicts sentence 1, \u201c{finding}\u201d")
+
+
+@pytest.mark.parametrize(("finding", "denial"), [
+    ("Nondisplaced right rib fracture.", "No displaced or angulated fracture."),
+    ("Small left pleural effusion.", "No new effusion or pneumothorax."),
+    ("Small left pleural effusion.", "No right effusion or pneumothorax."),
+])
+def test_a_list_that_narrows_its_own_item_still_narrows(finding, denial):
+    text = f"FINDINGS: {finding}\nIMPRESSION: {denial}"
+    assert find_contradictions(StudyContext(text)) == []
