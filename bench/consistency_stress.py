@@ -649,6 +649,46 @@ def list_denial_cases(rng: random.Random, n: int) -> list[dict]:
     return out
 
 
+# ---- fourth pass: a denied opacity, expanded lungs ---------------------------------------------
+OPACITY_DENIALS = ["No focal opacity.", "No focal opacities.", "No focal pulmonary opacity.",
+                   "There is no focal opacity.", "No focal lung opacity."]
+EXPANDED = ["The lungs are well expanded.", "Lungs are well expanded.",
+            "The lungs are well aerated."]
+OPACITY_DENIED = ["Dense consolidation in the {side} lower lobe.", "{Side} lower lobe pneumonia.",
+                  "There is a 4 cm mass in the {side} upper lobe.",
+                  "Airspace opacity in the {side} upper lobe."]
+COLLAPSED = ["Collapse of the {side} lower lobe.", "{Side} upper lobe collapse.",
+             "Complete atelectasis of the {side} lower lobe."]
+OPACITY_CLEAN = ["Linear atelectasis at the {side} base.", "8 mm nodule in the {side} upper lobe.",
+                 "Subsegmental atelectasis in the {side} lower lobe.",
+                 "Calcified granuloma in the {side} upper lobe."]
+EXPANDED_CLEAN = ["Mild bibasilar atelectasis.", "Linear atelectasis at the {side} base."]
+
+
+def opacity_denial_cases(rng: random.Random, n: int) -> list[dict]:
+    out = []
+    for k in range(n):
+        side = rng.choice(SIDES)
+        clean = k % 3 == 2
+        if k % 2:
+            finding = rng.choice(EXPANDED_CLEAN if clean else COLLAPSED)
+            denial = rng.choice(EXPANDED)
+        else:
+            finding = rng.choice(OPACITY_CLEAN if clean else OPACITY_DENIED)
+            denial = rng.choice(OPACITY_DENIALS)
+        sentence = finding.format(side=side, Side=_cap(side))
+        style = rng.choice(["iu", "mimic"])
+        rep = report([sentence, FILLERS["ptx"]], [denial], style)
+        form = {"finding": finding, "denial": denial, "style": style}
+        if clean:
+            out.append(case(f"gen-od{k:03d}", rep, "clean", [], None,
+                            [sentence, denial, FILLERS["ptx"]], form))
+        else:
+            out.append(case(f"gen-od{k:03d}", rep, "hierarchy", [sentence, denial], None,
+                            [FILLERS["ptx"]], form))
+    return out
+
+
 def case(cid, rep, kind, must_flag, keep, must_not_flag, form) -> dict:
     return {"id": cid, "report": rep, "kind": kind, "must_flag": must_flag, "keep": keep,
             "must_not_flag": must_not_flag, "form": form}
@@ -666,7 +706,8 @@ def generate(seed: int = SEED) -> list[dict]:
              + count_cases(rng, 25, clean=True) + clean_beside_cases(rng, 60)
              + otherwise_clear_cases(rng, 20)
              + long_temporal_cases(rng, 80) + count_more_cases(rng, 50)
-             + more_hierarchy_cases(rng, 45) + list_denial_cases(rng, 50))
+             + more_hierarchy_cases(rng, 45) + list_denial_cases(rng, 50)
+             + opacity_denial_cases(rng, 36))
     return [c for c in cases if _valid(c)]
 
 

@@ -176,3 +176,4 @@ def test_a_denied_finding_inside_a_list_of_denials(finding, denial, kind):
 def test_a_list_that_narrows_its_own_item_still_narrows(finding, denial):
     text = f"FINDINGS: {finding}\nIMPRESSION: {denial}"
     assert find_contradictions(StudyContext(text)) == []
+
