@@ -17,7 +17,9 @@ half rules are written for; half B's misses are not read while tuning).
 the project's engineers wrote themselves (no case of either half read), in the same format, by
 kind (hierarchy, laterality, temporal, severity, count, prior-report claims, and clean reports
 that tempt a naive checker). Each is scored whole ("own", "own_priors"; ``--show own`` prints
-the first one's misses: rules may be read off them).
+the first one's misses: rules may be read off them). ``bench/consistency_generated.jsonl`` is
+written by ``bench/consistency_stress.py`` (ours, generated from the engine's hierarchy and
+generic surface forms; scored whole as "generated", its misses grouped by form by that script).
 """
 from __future__ import annotations
 
@@ -32,7 +34,8 @@ from dev_halves import BENCH, _by_id, _run, half
 SETS = [("within", BENCH / "consistency_within.jsonl"),
         ("priors", BENCH / "consistency_priors.jsonl"),
         ("own", Path(__file__).resolve().parent / "consistency_own.jsonl"),
-        ("own_priors", Path(__file__).resolve().parent / "consistency_own_priors.jsonl")]
+        ("own_priors", Path(__file__).resolve().parent / "consistency_own_priors.jsonl"),
+        ("generated", Path(__file__).resolve().parent / "consistency_generated.jsonl")]
 
 
 def _score(cases: list[str], output: Path, tmp: Path, show: bool) -> str:
@@ -49,10 +52,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", required=True, help="folder for the audits' outputs")
     parser.add_argument("--score-only", action="store_true", help="score the outputs in --out")
-    parser.add_argument("--show", choices=("A", "B", "all", "own", "own_priors"),
+    parser.add_argument("--show", choices=("A", "B", "all", "own", "own_priors", "generated"),
                         help="print the scorer's detail for this half (or our own set)")
     parser.add_argument("--sets", nargs="*",
-                        help="only these sets (within, priors, own, own_priors)")
+                        help="only these sets (within, priors, own, own_priors, generated)")
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -64,9 +67,9 @@ def main() -> None:
             if not args.score_only:
                 _run("audit_reports", source, output)
             cases = _by_id(source)
-            for part in ("all",) if name.startswith("own") else ("A", "B", "all"):
+            for part in ("all",) if name.startswith(("own", "generated")) else ("A", "B", "all"):
                 ids = [i for i in cases if part == "all" or half(i) == part]
-                show = args.show == (name if name.startswith("own") else part)
+                show = args.show == (name if name.startswith(("own", "generated")) else part)
                 text = _score([cases[i] for i in ids], output, Path(tmp), show)
                 print(f"{name:7} {part:3} {len(ids):>3} {text}", flush=True)
 

@@ -14,7 +14,7 @@ from workers.nlp.denial_words import last_denial_end
 from workers.nlp.findings import ABSENT, Finding
 from workers.nlp.hedges import speaks_of_history
 from workers.nlp.hierarchy import is_a
-from workers.nlp.vocabulary import LATERALITY_RE, LOCATION_RE, SEVERITY_RE
+from workers.nlp.vocabulary import LATERALITY_RE, LOCATION_RE, SEVERITY_RE, concept_spans
 from workers.study.context import STOPWORDS
 
 # A claim the radiologist did not commit to (``hedged``) is no side of a contradiction, nor
@@ -105,11 +105,28 @@ def denial_qualifiers(finding: Finding, sentence_text: str, sentence_start: int)
     gap = before[end:].lower()
     if "___" in gap:
         return {"___"}
+    gap = _own_item(gap)
     gap = LATERALITY_RE.sub(" ", SEVERITY_RE.sub(" ", LOCATION_RE.sub(" ", gap)))
     words = {w for w in _WORD_RE.findall(gap) if w not in _NEUTRAL}
     if is_a(finding.observation, "lesion"):
         words -= _LESION_NAME  # "no focal lung lesion" is the lesion's own name
     return words
+
+
+# where a list of denied findings goes on to the next item ("no pneumothorax, pleural effusion or
+# focal consolidation"): the words before it are the other findings', not this one's
+_LIST_STEP_RE = re.compile(r"\s*(?:,|;|/|\bor\b|\band\b)\s*")
+
+
+def _own_item(gap: str) -> str:
+    """The words of a denial's gap that belong to the denied finding: after the last list step
+    whose earlier words name another finding (the whole gap when none does: "no displaced or
+    angulated fracture")."""
+    steps = list(_LIST_STEP_RE.finditer(gap))
+    for step in reversed(steps):
+        if concept_spans(gap[:step.start()]):
+            return gap[step.end():]
+    return gap
 
 
 # a lesion of the lung is focal by definition (hierarchy: nodule and mass are lesions)

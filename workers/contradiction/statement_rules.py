@@ -137,7 +137,11 @@ def hierarchy_presence(ctx: StudyContext) -> list[Contradiction]:
                 if guards.exception_leaves_room(text_d, named, p.finding.observation,
                                                 overlapping):
                     continue
-                if guards.chronic(_text(ctx, p)) or (p.grade is not None and p.grade[1] == 0):
+                # "no acute process" leaves room for a known or unchanged finding; "the lungs
+                # are clear" does not for one again seen, only for an old one (a scar)
+                lasting = guards.chronic if "acute" in d.concept else guards.lasting
+                if (lasting(_text(ctx, p)) and not _called_acute(ctx, p)) \
+                        or (p.grade is not None and p.grade[1] == 0):
                     continue
                 kind = GLOBAL_NORMAL if "acute" in d.concept else PRESENCE
                 denial = replace(d.finding, observation=p.finding.observation,
@@ -169,6 +173,16 @@ _PARTLY_SHOWN = frozenset({"shoulder", "neck", "abdomen", "breast", "axilla"})
 _OWN_RULE = frozenset({"normal heart size"})
 
 
+# "acute" just before the name of a finding stated present ("acute compression fracture"): not an
+# old one
+_ACUTE_BEFORE_RE = re.compile(r"\bacute\s+(?:[\w-]+\s+){0,2}$", re.IGNORECASE)
+
+
+def _called_acute(ctx: StudyContext, p: Statement) -> bool:
+    sentence = ctx.sentence(p.sentence)
+    return bool(_ACUTE_BEFORE_RE.search(sentence.text[:p.finding.start - sentence.start]))
+
+
 def _sided_like(ctx: StudyContext, d: Statement, p: Statement) -> bool:
     """A normal statement of one side ("The right lung is clear.") speaks only of a finding
     the report puts on that side (its own words, else the one side its sentence names)."""
@@ -190,7 +204,8 @@ def _outside_lungs(p: Statement) -> bool:
 def _narrowed(ctx: StudyContext, d: Statement, p: Statement) -> bool:
     sentence = ctx.sentence(d.sentence)
     words = guards.denial_qualifiers(d.finding, sentence.text, sentence.start)
-    words -= {"focal", "lung", "pulmonary"}  # "no focal airspace disease" names its node
+    # "no focal airspace disease", "no discrete lung lesion" name their node
+    words -= {"focal", "lung", "pulmonary", "discrete"}
     stated = _text(ctx, p).lower()
     words -= guards.own_nature(p.finding, stated)
     return any(not re.search(rf"\b{re.escape(w)}\b", stated) for w in words)

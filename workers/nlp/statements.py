@@ -85,6 +85,34 @@ _MORE_CHANGES = ((re.compile(r"\b(?:near(?:ly)?|almost|partial(?:ly)?|partly|lar
                  (re.compile(r"\b(?:interval\s+(?:placement|insertion)|newly\s+(?:placed|"
                              r"inserted)|ha(?:s|ve)\s+been\s+(?:placed|inserted))\b",
                              re.IGNORECASE), NEW))
+# changes said in words often put after the finding, in its own phrase up to the next thing
+# the sentence names ("Right effusion, not present on the prior exam.", "Left pneumothorax
+# without significant change.")
+_TRAILING_CHANGES = (
+    # no change said by negating one ("no significant interval change in the
+    # effusion", "without change", "not significantly changed")
+    (re.compile(r"\b(?:no|without)\s+(?:significant\s+|appreciable\s+|"
+                r"substantial\s+|definite\s+|evident\s+)?(?:interval\s+)?change\b"
+                r"|\bnot\s+(?:significantly\s+|substantially\s+)?changed\b",
+                re.IGNORECASE), UNCHANGED),
+    # absent before said in words: "not present on the prior exam", "not seen previously"
+    (re.compile(r"\bnot\s+(?:present|seen|visible|identified|evident|apparent)\s+"
+                r"(?:(?:on|in)\s+(?:the\s+)?(?:prior|previous|earlier)\b|previously|before)",
+                re.IGNORECASE), NEW),
+    # the same as on the prior exam in words: "similar in size to the prior exam"
+    (re.compile(r"\bsimilar\s+(?:in\s+(?:size|appearance|extent)\s+)?(?:to|compared\s+"
+                r"(?:to|with))\s+(?:the\s+)?(?:prior|previous|earlier)", re.IGNORECASE),
+     UNCHANGED),
+    # more or less than on the prior exam ("less prominent than previously", "smaller than on
+    # the prior exam"; "smaller than the right" is one side against the other)
+    (re.compile(r"\b(?:less\s+(?:prominent|conspicuous|extensive|dense)|smaller)\s+than\s+"
+                r"(?:on\s+)?(?:the\s+)?(?:prior|previous|earlier|before)", re.IGNORECASE),
+     BETTER),
+    (re.compile(r"\bmore\s+(?:prominent|conspicuous|extensive|dense)\s+than\s+(?:on\s+)?"
+                r"(?:the\s+)?(?:prior|previous|earlier|before)", re.IGNORECASE), WORSE),
+    (re.compile(r"\bstill\s+(?:present|seen|visible|noted|evident|identified)\b",
+                re.IGNORECASE), PERSISTS),
+)
 # a finding of long standing: no change since the prior is claimed, only that it is not new
 _OLD_RE = re.compile(r"\b(?:old|healed|chronic|remote|long-?standing|sequelae?)\b",
                      re.IGNORECASE)
@@ -107,6 +135,10 @@ _WHOLE_RE = re.compile(r"\b(?:complete(?:ly)?|entire|whole|total|white-?out|loba
 _PART_RE = re.compile(r"\b(?:patchy|subtle|faint|hazy|streaky|linear|subsegmental|plate-?like|"
                       r"discoid|band-?like|minimal)\b", re.IGNORECASE)
 _COLLAPSE_RE = re.compile(r"\bcollapse", re.IGNORECASE)
+# how well a finding is seen is no size: "subtle" or "faint" (the vocabulary's "minimal") grades
+# an opacity as a part of the lung, not as a trace the normal statements leave room for
+_CONSPICUITY_RE = re.compile(r"\b(?:subtle|faint)\b", re.IGNORECASE)
+_TRACE_RE = re.compile(r"\b(?:trace|tiny|minimal|minimally)\b", re.IGNORECASE)
 
 # ---- measured sizes -----------------------------------------------------------------------------
 _MEASURE_RE = re.compile(
@@ -134,6 +166,12 @@ _DIGIT_COUNT_RE = re.compile(r"(?<![\d.])(\d+)\s+(?!(?:mm|cm|millimet|centimet|x
                              r"(?:[a-z-]+\s+){0,5}$", re.IGNORECASE)
 # a count said after the finding: "nodules (2)", "a nodule in each lung", "... and another"
 _LISTED_RE = re.compile(r"\s*\(\s*(\d+)\s*\)")
+# a count said as the sentence's predicate or in a phrase of its own: "the nodule is
+# solitary", "nodules, two in number", "nodules in both lungs"
+_SAID_AFTER_RE = re.compile(r"\s*(?:is|appears|remains)\s+(?:a\s+)?(solitary|single|isolated)\b"
+                            r"|\s*,?\s*(\w+)\s+in\s+number\b", re.IGNORECASE)
+_BOTH_LUNGS_RE = re.compile(r"\s+(?:in|within|throughout|involving)\s+both\s+lungs\b",
+                            re.IGNORECASE)
 _EACH_SIDE_RE = re.compile(r"\s+(?:in|on|at|of)\s+(?:each|either)\s+(?:lung|side|hemithorax|"
                            r"(?:upper|middle|lower)\s+lobe|base|apex)\b", re.IGNORECASE)
 _ANOTHER_RE = re.compile(r"\b(?:and|with|plus)\s+(?:an)?other\s+(?:in|at|on|within|along|over|"
@@ -309,7 +347,9 @@ def revision(sentence: str) -> bool:
 
 
 def _grade(finding: Finding, clause: str) -> tuple[float, float] | None:
-    if finding.severity in _GRADE:
+    if finding.severity in _GRADE and not (finding.severity == "minimal"
+                                           and _CONSPICUITY_RE.search(clause)
+                                           and not _TRACE_RE.search(clause)):
         return _GRADE[finding.severity]
     if finding.observation == "atelectasis" and _COLLAPSE_RE.search(finding.text):
         return (3, 3)
@@ -348,6 +388,15 @@ def _count(finding: Finding, before: str, window: str) -> tuple[int | None, bool
         return int(listed.group(1)), True  # "nodules (2)"
     if not plural(finding.text) and (_EACH_SIDE_RE.match(after) or _ANOTHER_RE.search(after)):
         return 2, True  # "a nodule in each lung", "a nodule ... and another in the ..."
+    said_after = _SAID_AFTER_RE.match(after)
+    if said_after:
+        word = (said_after.group(1) or said_after.group(2)).lower()
+        if word in _NUMBERS:
+            return _NUMBERS[word], True
+        if word.isdigit() and 0 < int(word) < 50:
+            return int(word), True
+    if plural(finding.text) and _BOTH_LUNGS_RE.match(after):
+        return MANY, True
     return (MANY if plural(finding.text) else 1), False
 
 
@@ -389,7 +438,7 @@ _SIDE_AGAINST_SIDE_RE = re.compile(
 
 
 def _temporal(clause: str, sentence_change: str | None, finding: Finding,
-              timed: bool) -> str | None:
+              timed: bool, phrase: str) -> str | None:
     timed = timed and finding.observation not in _DESCRIBED_BY_DEGREE
     clause = _SIDE_AGAINST_SIDE_RE.sub(" ", clause)
     for words, change in _MORE_CHANGES:
@@ -399,6 +448,9 @@ def _temporal(clause: str, sentence_change: str | None, finding: Finding,
     if own is None and CONCEPT_BY_NAME[finding.observation].device \
             and _REMOVED_RE.search(clause):
         return GONE
+    for words, change in _TRAILING_CHANGES if own is None else ():
+        if words.search(phrase):
+            return change
     if own is None and sentence_change is None and _OLD_RE.search(clause):
         return OLD
     return own or sentence_change
@@ -570,7 +622,8 @@ def _statements(parsed: ParsedReport) -> tuple[Statement, ...]:
                 laterality=_side(f, text[c_start:rel[1]]), location=f.location,
                 grade=_grade(f, clause),
                 size_mm=_size_mm(window), count=count, count_said=said,
-                temporal=_temporal(clause, change, f, timed), place=place, distance_cm=distance,
+                temporal=_temporal(clause, change, f, timed, window), place=place,
+                distance_cm=distance,
                 position=position, words=claim_words(f), start=f.start, end=f.end,
                 finding=f, kinds=kinds, phrase=_phrase(text[c_start:max(w_end, c_end)])))
         for name, f in summaries.items():

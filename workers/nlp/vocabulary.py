@@ -762,7 +762,7 @@ ACUTE_OBS = ("opacity", "consolidation", "pneumonia", "edema", "pleural effusion
 VASCULAR_OBS = ("edema",)
 LUNG_VOLUME_OBS = ("hypoinflation", "hyperinflation")
 
-_NORMAL = (r"(?:normal|within normal limits|wnl|unremarkable|clear|negative|intact|"
+_NORMAL = (r"(?:normal|within normal limits|wnl|unremarkable|clear|negative|intact|sharp|"
            r"not enlarged|normal in size|of normal size|normal-sized|normal sized|"
            r"within the limits of normal|grossly normal|maintained|preserved|satisfactory|"
            r"well-?expanded|well aerated|normally (?:expanded|aerated|inflated))")
