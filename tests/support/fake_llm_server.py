@@ -55,6 +55,12 @@ class FakeServer:
                 try:
                     reply = server._reply(index, body)
                     time.sleep(reply.delay)
+                finally:
+                    # Counted out before the answer is written: a client that sends its next
+                    # request as soon as it reads this answer must not find this one counted.
+                    with server._lock:
+                        server.in_flight -= 1
+                try:
                     payload = (reply.raw if reply.raw is not None
                                else json.dumps(reply.body)).encode()
                     self.send_response(reply.status)
@@ -66,9 +72,6 @@ class FakeServer:
                     self.wfile.write(payload)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (timeout tests)
-                finally:
-                    with server._lock:
-                        server.in_flight -= 1
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
