@@ -60,6 +60,10 @@ def status_of(text, observation):
     # pseudo-negations are no negation
     ("No change in the moderate cardiomegaly.", "cardiomegaly", "present"),
     ("Mild atelectasis without significant interval change.", "atelectasis", "present"),
+    ("Right lower lobe nodule, not well seen on the prior exam.", "nodule", "present"),
+    ("Left pleural effusion, not as well seen on the prior study.", "pleural effusion",
+     "present"),
+    ("Small nodule, not appreciated on the prior exam.", "nodule", "present"),
     ("No focal opacity to suggest pneumonia.", "pneumonia", "absent"),
     # uncertainty, forward and backward
     ("Possible small left pleural effusion.", "pleural effusion", "uncertain"),
