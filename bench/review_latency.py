@@ -156,10 +156,11 @@ def main() -> None:
         from rest_framework.test import APIClient
 
         from radreview.library import text_library
+        from radreview.library.models import JSONL_SOURCE
         from tests import factories
 
         if args.reference:
-            text_library.import_reference(text_library.JSONL_SOURCE, args.reference)
+            text_library.import_reference(JSONL_SOURCE, args.reference)
         user = factories.make_user()
         api = APIClient(HTTP_HOST="localhost")
         api.credentials(HTTP_AUTHORIZATION=f"Token {AuthToken.objects.create(user)[1]}")

@@ -43,7 +43,6 @@ from workers.retrieval.index import HnswParams, VectorIndex
 
 from . import index_store
 from .models import IU_SOURCE, SOURCES, ReferenceStudy
-from .models import JSONL_SOURCE as JSONL_SOURCE  # the import command and benches name it here
 
 logger = logging.getLogger(__name__)
 

@@ -12,6 +12,7 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from radreview.library import image_import, index_store, text_library
+from radreview.library.models import IU_SOURCE, SOURCES
 
 
 class Command(BaseCommand):
@@ -19,8 +20,8 @@ class Command(BaseCommand):
             "library.")
 
     def add_arguments(self, parser):
-        parser.add_argument("--source", choices=text_library.SOURCES,
-                            default=text_library.IU_SOURCE,
+        parser.add_argument("--source", choices=SOURCES,
+                            default=IU_SOURCE,
                             help="iu-xray: the Indiana University reports (fetched with pip "
                                  "unless --path is given); jsonl: a file of "
                                  "{\"id\", \"report\"} lines")
