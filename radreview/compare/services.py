@@ -20,6 +20,7 @@ from radreview.jobs import services as jobs
 from radreview.jobs.models import Job
 from radreview.studies.models import Report
 
+from . import selectors
 from .models import DraftComparison, DraftOrigin
 from .stage import COMPARE_STAGE
 
@@ -64,8 +65,7 @@ def record_signoff(signoff) -> DraftComparison | None:
 def retry_comparison(comparison: DraftComparison, *, actor) -> bool:
     """Queue a failed comparison job again (an admin asked for it); False when the comparison
     has no failed job (done, or still waiting in the queue)."""
-    job = Job.objects.filter(stage=COMPARE_STAGE, state=Job.State.FAILED,
-                             params__comparison=comparison.pk).first()
+    job = selectors.failed_jobs([comparison]).get(comparison.pk)
     if job is None:
         return False
     jobs.retry(job, actor=actor)
