@@ -149,7 +149,9 @@ def hierarchy_presence(ctx: StudyContext) -> list[Contradiction]:
                                  category=p.finding.category)
                 claim = Claim(d.sentence, denial, d.words)
             else:
-                if not is_a(p.concept, d.concept) or p.concept == d.concept or loose(d.concept):
+                if not is_a(p.concept, d.concept) or loose(d.concept):
+                    continue
+                if p.concept == d.concept and not _airspaces_named(d, p):
                     continue  # one observation is the presence rule's
                 if not (sides_overlap(d, p) and places_overlap(d, p)):
                     continue
@@ -165,6 +167,17 @@ def hierarchy_presence(ctx: StudyContext) -> list[Contradiction]:
                 continue
             out.append(pair(kind, claim, _claim(ctx, p), CONFIDENCE[kind], sections))
     return out
+
+
+# The presence rule leaves every stated opacity out: a plain one ("the opacity at the left base")
+# may be the scar or atelectasis that "no airspace disease" leaves room for. One that its own
+# words put in the airspaces ("right lower lobe airspace disease") is what that denial denies.
+_AIRSPACES_RE = re.compile(r"\b(?:air[- ]?spaces?|alveolar)\b", re.IGNORECASE)
+
+
+def _airspaces_named(d: Statement, p: Statement) -> bool:
+    return p.finding.observation == "opacity" and all(
+        _AIRSPACES_RE.search(s.phrase or s.words) for s in (d, p))
 
 
 # regions a chest film shows only in part: "no acute abnormality of the chest" is not about them

@@ -41,6 +41,27 @@ def test_hierarchy_airspace_opacities_make_the_lungs_not_clear():
     assert "\u201cLungs are clear.\u201d" in flagged(text)[0].explanation
 
 
+@pytest.mark.parametrize("finding", ["Right lower lobe airspace disease.",
+                                     "Airspace disease in the lingula."])
+def test_airspace_disease_stated_against_no_focal_airspace_disease(finding):
+    # the presence rule leaves every opacity out (a plain one may be what the denial leaves
+    # room for), so the statement model's airspace opacity against its own denial is this rule's
+    text = f"FINDINGS: {finding} No pleural effusion.\nIMPRESSION: No focal airspace disease."
+    c = pair(text)
+    assert (c.kind, c.sentences, c.doubted) == ("presence", (0, 2), 2)
+    found = flagged(text)
+    assert found[2].explanation.startswith(f"Contradicts sentence 1, \u201c{finding}\u201d")
+    assert "This sentence is the one doubted" in found[2].explanation
+    assert found[0].suggestion is None and found[2].suggestion is None
+
+
+@pytest.mark.parametrize("finding", ["Bibasilar opacities, likely atelectasis.",
+                                     "Linear opacity at the left base."])
+def test_a_plain_opacity_beside_no_focal_airspace_disease(finding):
+    text = f"FINDINGS: {finding} No pleural effusion.\nIMPRESSION: No focal airspace disease."
+    assert find_contradictions(StudyContext(text)) == []
+
+
 def test_a_linear_opacity_explained_as_atelectasis_leaves_the_lungs_clear():
     text = ("FINDINGS: Linear opacity at the left base likely atelectasis.\n"
             "IMPRESSION: Lungs are otherwise clear.")
