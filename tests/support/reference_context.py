@@ -15,6 +15,7 @@ import logging
 import random
 import re
 from functools import lru_cache
+from pathlib import Path
 
 from workers.nlp.context import (
     AFFIRM,
@@ -155,6 +156,22 @@ if __name__ == "__main__":
 
 
 Spans = tuple[tuple[int, int], ...]
+
+
+def record_texts(path: Path) -> list[str]:
+    """The texts of a JSONL bench file: reports, prior reports, sentences, and dev records
+    composed as the labeler composes them."""
+    from workers.jsonl import read_jsonl  # noqa: PLC0415 - only the corpus builders need these
+    from workers.nlp.batch import compose_report  # noqa: PLC0415
+
+    texts = []
+    for record in read_jsonl(path):
+        for key in ("report", "prior_report", "text"):
+            if isinstance(record.get(key), str):
+                texts.append(record[key])
+        if "findings" in record or "impression" in record:
+            texts.append(compose_report(record))
+    return texts
 
 
 def calls(report: str) -> list[tuple[str, Spans, Spans]]:

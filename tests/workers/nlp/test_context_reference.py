@@ -18,7 +18,6 @@ import pytest
 from tests.support import reference_context as reference
 from workers.jsonl import read_jsonl
 from workers.nlp import context
-from workers.nlp.batch import compose_report
 from workers.nlp.tokenizer import DATA_FILE, tokenize
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -36,22 +35,11 @@ def _test_sentences() -> list[str]:
     return found
 
 
-def _records_texts(path: Path) -> list[str]:
-    texts = []
-    for record in read_jsonl(path):
-        for key in ("report", "prior_report", "text"):
-            if isinstance(record.get(key), str):
-                texts.append(record[key])
-        if "findings" in record or "impression" in record:
-            texts.append(compose_report(record))
-    return texts
-
-
 @pytest.fixture(scope="module")
 def corpus() -> list[str]:
     texts = _test_sentences()
     for path in sorted((ROOT / "bench").glob("*.jsonl")):
-        texts += _records_texts(path)
+        texts += reference.record_texts(path)
     return list(dict.fromkeys(texts))
 
 
@@ -111,7 +99,7 @@ def test_verdicts_on_the_shared_dev_sets_are_the_references():
         pytest.skip("the shared dev benchmark files are not on this machine")
     texts = {}
     for path in sorted(SHARED.glob("*.jsonl")):
-        for text in _records_texts(path):
+        for text in reference.record_texts(path):
             texts.setdefault(text, None)
     questions = [q for text in texts for q in reference.calls(text)]
     assert len(questions) > 20000 and _differences(questions) == []
