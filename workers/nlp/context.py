@@ -157,8 +157,9 @@ def _cue(literal: str, category: str, direction: str, max_scope: int | None) -> 
         stops = {NEGATED}
     else:
         stops = set()
-    words = tuple(text[start:end].lower() for text in (literal.lower(),)
-                  for start, end, _ in tokenize(text))
+    # cut after lower-casing: the cut may depend on case (special cases such as "Dr.")
+    lowered = literal.lower()
+    words = tuple(lowered[start:end] for start, end, _ in tokenize(lowered))
     return Cue(words, category, direction, max_scope, frozenset(stops))
 
 
