@@ -12,10 +12,15 @@ ConText (``reference_context.calls``: each sentence with its vocabulary mentions
 with every word as a target, the whole report at once) are answered by
 ``workers.nlp.context._verdicts`` and by ``tests/support/reference_context.verdicts``; tokens
 are compared too. Prints the counts compared and differing, and the first differences.
+
+``--made-up N`` also compares N made-up strings of cues (``reference_context.combinations``)
+and N random strings of letters, digits, punctuation, whitespace and spaCy's special cases
+(tokens only), from ``--seed``.
 """
 from __future__ import annotations
 
 import argparse
+import random
 import sys
 from pathlib import Path
 
@@ -26,6 +31,8 @@ sys.path.insert(0, str(ROOT))
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--show", type=int, default=5, help="differences to print")
+    parser.add_argument("--made-up", type=int, default=0, help="made-up strings to compare")
+    parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
 
     from tests.support import reference_context as reference
@@ -53,6 +60,25 @@ def main() -> None:
                     print("differs:", repr(question[0][:200]), ours, theirs)
     print(f"{len(files)} files, {len(texts)} distinct texts: tokens differ on {token_differ}")
     print(f"{questions} ConText questions ({targets} targets): {differ} answered differently")
+    if args.made_up:
+        made_up = reference.combinations(args.made_up, args.seed)
+        differ = sum(context._verdicts(*q) != reference.verdicts(*q) for q in made_up)
+        print(f"{len(made_up)} made-up strings of cues (seed {args.seed}): {differ} differ")
+        strings = random_strings(args.made_up, args.seed)
+        differ = sum([(t.idx, t.idx + len(t), t.idx + len(t) + len(t.whitespace_))
+                      for t in nlp.make_doc(text)] != tokenize(text) for text in strings)
+        print(f"{len(strings)} random strings (seed {args.seed}): tokens differ on {differ}")
+
+
+def random_strings(count: int, seed: int) -> list[str]:
+    """Up to 12 pieces each: characters the tokenizer's rules treat apart, and special cases
+    whole or broken up by what surrounds them."""
+    rng = random.Random(seed)
+    pieces = list("abcXYZ019 .,;:()-'\"/\n\t!?%+*=<>[]_@#&`~^") + [
+        "e.g.", "a.m.", ":)", "(:", "can't", "Dr.", "http://a.b/c", "  ", "'s", "n't",
+        "\u00a0", "x-ray", "8)", "o.O"]
+    return ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 12)))
+            for _ in range(count)]
 
 
 if __name__ == "__main__":
