@@ -669,7 +669,6 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": os.environ.get("RADREVIEW_LOG_LEVEL", "INFO")},
     "loggers": {
-        "PyRuSH": {"level": "WARNING"},
         "faiss.loader": {"level": "WARNING"},  # lists every CPU variant it tries
         # Outages are logged once by radreview/outages, not once per request here.
         "django.request": {"level": "ERROR", "filters": ["skip_outages"]},

@@ -15,7 +15,8 @@ The public API (docs/nlp.md describes each function and its rules):
     is_radiographic(text), out_of_domain_terms(text), radiographic_status(text)
     label_file(input_path, output_path)             JSONL batch labeling
 
-Importing the package is cheap: spaCy and medspacy load on the first extraction.
+Importing the package is cheap, and neither it nor an extraction imports spaCy or medspacy:
+ConText runs in plain Python (workers/nlp/context.py).
 """
 from workers.nlp.batch import label_file
 from workers.nlp.categories import category_of, sentence_categories

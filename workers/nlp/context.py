@@ -1,11 +1,16 @@
-"""Negation and uncertainty with medspacy's ConText, tuned for radiology wording.
+"""Negation and uncertainty with ConText (Harkema et al. 2009), tuned for radiology wording.
 
-One spaCy pipeline for the process: a blank English tokenizer (no model to download) and the
-ConText component with the rules below instead of medspacy's default rule file, which was
-written for clinical notes ("history", "free", "resolved" forward, "decline", ...) and misses
-radiology's backward cues ("pneumothorax is not seen", "effusion has resolved"). Targets are
-not found by spaCy: the caller gives character spans (found by the vocabulary's compiled
-regular expression) and sentence spans, and gets one ``Assertion`` per target back.
+The engine runs ConText itself, in plain Python: tokens as spaCy's blank English tokenizer
+cuts them (workers/nlp/tokenizer.py), cues, scopes and links as medspacy's ConText sets them
+(workers/nlp/context_graph.py), with the rules below instead of medspacy's default rule file,
+which was written for clinical notes ("history", "free", "resolved" forward, "decline", ...)
+and misses radiology's backward cues ("pneumothorax is not seen", "effusion has resolved").
+Neither spaCy nor medspacy is imported: their start-up (several seconds of torch, thinc, nltk,
+scikit-learn imports) was most of a labeling command's run. The spaCy + medspacy pipeline the
+verdicts were tuned on is kept as the tests' reference (tests/support/reference_context.py),
+and a test asserts identical verdicts on a corpus of sentences. Targets are not found here: the
+caller gives character spans (found by the vocabulary's compiled regular expression) and
+sentence spans, and gets one ``Assertion`` per target back.
 
 Scope: a cue reaches to the end (forward) or start (backward) of its sentence, stops at a
 terminator ("but", "however", ";", ...) and at a cue of the same kind; across a list ("no focal
@@ -16,10 +21,20 @@ over a history wherever it stands ("no history of smoking").
 """
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+
+from workers.nlp.context_graph import (
+    FORWARD_WAYS,
+    Cue,
+    CueIndex,
+    Modifier,
+    link,
+    narrow_scopes,
+    place,
+)
+from workers.nlp.tokenizer import token_at, tokenize
 
 NEGATED = "NEGATED_EXISTENCE"
 POSSIBLE = "POSSIBLE_EXISTENCE"
@@ -83,8 +98,8 @@ class Assertion:
 
 
 def rule_conflicts() -> list[str]:
-    """Literals listed twice: spaCy keeps one match per span, so a second rule for the same
-    words would silently never fire (tested to stay empty)."""
+    """Literals listed twice: one match is kept per span, so a second rule for the same words
+    would silently never fire (tested to stay empty)."""
     seen: dict[str, tuple[str, str]] = {}
     conflicts = []
     for literal, category, direction, _ in RADIOLOGY_RULES:
@@ -95,43 +110,7 @@ def rule_conflicts() -> list[str]:
     return conflicts
 
 
-def _drop_record(record: logging.LogRecord) -> bool:
-    return False
-
-
-@lru_cache(maxsize=1)
-def pipeline():
-    """The process's one tokenizer + ConText pipeline (built on first use, ~0.2 s)."""
-    # A filter, not `disabled` or a level: Django's and Celery's logging set-up reset those on
-    # loggers that already exist, and PyRuSH warns about every sentence it splits oddly.
-    logging.getLogger("PyRuSH").addFilter(_drop_record)
-    import spacy  # noqa: PLC0415 - spaCy and medspacy load only when the engine first runs
-    from medspacy.context import ConText, ConTextRule  # noqa: PLC0415 - defer medspacy
-
-    nlp = spacy.blank("en")
-    context = ConText(nlp, rules=None, input_span_type="group", span_group_name="targets",
-                      prune_on_modifier_overlap=True, prune_on_target_overlap=False,
-                      span_attrs=None)
-    rules = []
-    for literal, category, direction, max_scope in RADIOLOGY_RULES:
-        terminated_by = None
-        if category == NEGATED and direction == "FORWARD":
-            terminated_by = {POSSIBLE, PROBABLE, AFFIRM}
-        elif category == NEGATED:
-            terminated_by = {POSSIBLE, PROBABLE}
-        elif category in (POSSIBLE, PROBABLE, HYPOTHETICAL, HISTORICAL):
-            terminated_by = {NEGATED}
-        rules.append(ConTextRule(literal, category, direction=direction, max_scope=max_scope,
-                                 terminated_by=terminated_by))
-    # Every cue is a phrase, so ConText's token Matcher would be empty and spaCy would warn
-    # (W036) on every document; one token pattern that cannot match keeps it quiet.
-    rules.append(ConTextRule("<no cue>", PSEUDO, direction="PSEUDO",
-                             pattern=[{"ORTH": "\u2400no-cue\u2400"}]))
-    context.add(rules)
-    return nlp, context
-
-
-def _resolve(cues: dict[str, tuple[int, str]]) -> Assertion:
+def resolve(cues: dict[str, tuple[int, str]]) -> Assertion:
     """One verdict from the cues that reach a target: a negation wins when it is at least as
     near as every hedge, and over a history wherever it is (a history says when a finding was,
     the denial that it is not: "no history of smoking", "fails to reveal the previously seen
@@ -168,60 +147,90 @@ def assert_targets(text: str, sentence_spans: list[tuple[int, int]],
     return results
 
 
+
+def _cue(literal: str, category: str, direction: str, max_scope: int | None) -> Cue:
+    """A rule as ConText uses it; ``terminated_by`` is the project's policy: a negation stops
+    at a hedge (a forward one also at an affirmation), a hedge or history at a negation."""
+    if category == NEGATED:
+        stops = {POSSIBLE, PROBABLE, AFFIRM} if direction == "FORWARD" else {POSSIBLE, PROBABLE}
+    elif category in (POSSIBLE, PROBABLE, HYPOTHETICAL, HISTORICAL):
+        stops = {NEGATED}
+    else:
+        stops = set()
+    # cut after lower-casing: the cut may depend on case (special cases such as "Dr.")
+    lowered = literal.lower()
+    words = tuple(lowered[start:end] for start, end, _ in tokenize(lowered))
+    return Cue(words, category, direction, max_scope, frozenset(stops))
+
+
+@lru_cache(maxsize=1)
+def pipeline() -> CueIndex:
+    """The process's one index of the rules' cues (built on first use)."""
+    return CueIndex([_cue(*rule) for rule in RADIOLOGY_RULES])
+
+
+def _token_span(tokens: list[tuple[int, int, int]], starts: list[int], start: int,
+                end: int) -> tuple[int, int] | None:
+    """The tokens that the characters start..end touch (a start on a token's trailing space
+    moves to the next token); None when either end is outside the text."""
+    first = token_at(tokens, starts, start)
+    last = token_at(tokens, starts, end - 1)
+    if first < 0 or last < 0:
+        return None
+    if start == tokens[first][1]:
+        first += 1
+    return first, last + 1
+
+
 @lru_cache(maxsize=32768)
 def _verdicts(text: str, sentence_spans: tuple[tuple[int, int], ...],
               targets: tuple[tuple[int, int], ...]) -> tuple[Assertion, ...]:
-    nlp, context = pipeline()
-    doc = nlp.make_doc(text)
-    if len(doc) < 2:
-        return tuple(Assertion(None, None) for _ in targets)
-    starts = {0}
+    tokens = tokenize(text)
+    results = [Assertion(None, None)] * len(targets)
+    if len(tokens) < 2:
+        return tuple(results)
+    starts = [start for start, _, _ in tokens]
+    # a sentence begins at the token holding its first character
+    firsts = {0}
     for start, _ in sentence_spans:
-        span = doc.char_span(start, start + 1, alignment_mode="expand")
+        span = _token_span(tokens, starts, start, start + 1)
         if span is not None:
-            starts.add(span.start)
-    for i in starts:
-        doc[i].is_sent_start = True
-    if len(doc) - 1 not in starts:
-        # one explicit non-start marks the boundaries as set for spaCy
-        doc[len(doc) - 1].is_sent_start = False
-    spans = []
-    index = []
-    for i, (start, end) in enumerate(targets):
-        span = doc.char_span(start, end, label="FINDING", alignment_mode="expand")
-        if span is not None:
-            spans.append(span)
-            index.append(i)
-    doc.spans["targets"] = spans
-    context(doc)
-    graph = doc._.context_graph
-    results = [Assertion(None, None) for _ in targets]
+            firsts.add(span[0])
+    bounds = sorted(firsts) + [len(tokens)]
+    sentence_of = [(bounds[k], bounds[k + 1]) for k in range(len(bounds) - 1)
+                   for _ in range(bounds[k], bounds[k + 1])]
+    kept = [(i, span) for i, (a, b) in enumerate(targets)
+            if (span := _token_span(tokens, starts, a, b)) is not None]
+    spans = [span for _, span in kept]
+    modifiers = place(pipeline().find([text[a:b].lower() for a, b, _ in tokens]), sentence_of)
+    narrow_scopes(modifiers)
+    link(modifiers, spans)
     # per token span of a target: category -> (distance, cue) of its nearest cue of that kind
     nearest: dict[tuple[int, int], dict[str, tuple[int, str]]] = {}
 
-    def reach(target: tuple[int, int], modifier, distance: int) -> None:
-        m_start, m_end = modifier.modifier_span
-        cues = nearest.setdefault(target, {})
-        if modifier.category not in cues or distance < cues[modifier.category][0]:
-            cues[modifier.category] = (distance, doc[m_start:m_end].text)
+    def reach(span: tuple[int, int], modifier: Modifier, distance: int) -> None:
+        cues = nearest.setdefault(span, {})
+        category = modifier.cue.category
+        if category not in cues or distance < cues[category][0]:
+            cues[category] = (distance, text[tokens[modifier.start][0]:tokens[modifier.end - 1][1]])
 
-    for target, modifier in graph.edges:
-        m_start, m_end = modifier.modifier_span
-        reach((target.start, target.end),
-              modifier, target.start - m_end if m_end <= target.start else m_start - target.end)
+    for modifier in modifiers:
+        for k in modifier.targets:
+            span = spans[k]
+            reach(span, modifier, span[0] - modifier.end if modifier.end <= span[0]
+                  else modifier.start - span[1])
     # ConText lets no cue modify a target it overlaps. A forward cue that takes in a target's
     # first words ("no acute" of "acute cardiopulmonary abnormality") still reaches the rest
     # of it, so a span is read the same whether or not its leading adjective is part of it.
-    for modifier in graph.modifiers:
-        if modifier.direction not in ("FORWARD", "BIDIRECTIONAL"):
+    for modifier in modifiers:
+        if modifier.cue.direction not in FORWARD_WAYS:
             continue
-        m_start, m_end = modifier.modifier_span
-        scope_start, scope_end = modifier.scope_span
         for span in spans:
-            if m_start <= span.start < m_end < span.end and scope_start <= m_end < scope_end:
-                reach((span.start, span.end), modifier, 0)
-    for k, span in zip(index, spans):
-        cues = nearest.get((span.start, span.end))
+            if modifier.start <= span[0] < modifier.end < span[1] \
+                    and modifier.scope_start <= modifier.end < modifier.scope_end:
+                reach(span, modifier, 0)
+    for (k, _), span in zip(kept, spans):
+        cues = nearest.get(span)
         if cues:
-            results[k] = _resolve(cues)
+            results[k] = resolve(cues)
     return tuple(results)

@@ -3,8 +3,8 @@
 ``extract_findings(report)`` returns one ``Finding`` per mention of a vocabulary observation
 (workers/nlp/vocabulary.py) plus the absent findings implied by normal statements ("lungs are
 clear" states opacity, consolidation, edema, ... absent; "no acute cardiopulmonary
-abnormality" the acute observations). Status comes from medspacy's ConText with radiology
-rules (workers/nlp/context.py):
+abnormality" the acute observations). Status comes from ConText with radiology rules
+(workers/nlp/context.py):
 
 * a negation cue in scope -> "absent";
 * a possibility cue ("may", "possible", "cannot be excluded", "versus", ...) or a clinical

@@ -101,18 +101,6 @@ def test_no_rule_literal_is_listed_twice():
     assert rule_conflicts() == []
 
 
-def test_pyrush_logger_stays_silenced_after_logging_is_configured_again():
-    import logging
-    import logging.config
-
-    from django.conf import settings
-
-    extract_findings("No pneumothorax.")
-    logging.config.dictConfig(settings.LOGGING)  # as a worker's start-up does, after the engine
-    record = logging.LogRecord("PyRuSH", logging.WARNING, __file__, 1, "odd sentence", None, None)
-    assert not logging.getLogger("PyRuSH").filter(record)
-
-
 @pytest.mark.parametrize("text, observation", [
     ("Healed right rib fracture should not be mistaken for lung nodules.", "nodule"),
     ("No evidence of pneumothorax, although the sensitivity to detect a pneumothorax is "
