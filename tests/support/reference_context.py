@@ -10,6 +10,7 @@ the English tokenizer's data that workers/nlp/tokenizer.py reads:
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import json
 import logging
 import random
@@ -138,6 +139,8 @@ def tokenizer_data() -> dict:
     return {
         "source": f"spaCy {spacy.__version__} blank English tokenizer (MIT licence), written "
                   "by tests/support/reference_context.py",
+        # the MIT licence asks that its notice travel with a copy of the data
+        "licence": importlib.metadata.distribution("spacy").read_text("LICENSE"),
         "prefix": tokenizer.prefix_search.__self__.pattern,
         "suffix": tokenizer.suffix_search.__self__.pattern,
         "infix": tokenizer.infix_finditer.__self__.pattern,
