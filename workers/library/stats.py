@@ -209,19 +209,20 @@ class LibraryStats:
         rarest = min(words, key=lambda w: self._words.get(w, 0))
         found: Counter[Tokens] = Counter()
         a, b = len(left), len(right)
+        # a context's word next to the gap is compared first: most places of a sentence fail
+        # on it, without a slice of the sentence being made
+        last, first = (left[-1] if a else None), (right[0] if b else None)
         for tokens in self._by_word.get(rarest, ()):
             n = self.count(tokens, exclude)
             if n <= 0:
                 continue
             padded = ("<s>",) + tokens + ("</s>",)
-            for i in range(a, len(padded)):
-                if padded[i - a:i] != left:
+            end = len(padded)
+            for i in range(a, end):
+                if a and (padded[i - 1] != last or padded[i - a:i] != left):
                     continue
-                for gap in range(1, max_length + 1):
-                    j = i + gap
-                    if j + b > len(padded):
-                        break
-                    if padded[j:j + b] == right:
+                for j in range(i + 1, min(i + max_length, end - b) + 1):
+                    if (not b or padded[j] == first) and padded[j:j + b] == right:
                         filler = padded[i:j]
                         if "</s>" not in filler:
                             found[filler] += n
