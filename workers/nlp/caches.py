@@ -14,7 +14,7 @@ from workers.nlp import (
 )
 
 PER_TEXT_CACHES = (context._verdicts, sections.parse_report, findings._cached,
-                   vocabulary.concept_mentions, findings._attributes,
+                   vocabulary.concept_mentions, vocabulary.mentions_concept, findings._attributes,
                    findings._normal_statements, findings._comparison, entailment._entail,
                    graph._extract, radiographic._classify_terms, lexicon.in_lists)
 

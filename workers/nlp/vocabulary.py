@@ -593,10 +593,12 @@ def is_concept_form(text: str) -> bool:
     return bucket is not None and bucket.fullmatch(text) is not None
 
 
+@lru_cache(maxsize=16384)
 def mentions_concept(text: str) -> bool:
     """``text`` names a concept of the vocabulary (a match of ``concept_alternation()``, whose
-    surface forms are lower-case). Not cached: it is asked about clauses and gaps between
-    words, which would push sentences out of ``concept_mentions``' cache."""
+    surface forms are lower-case). Cached apart from ``concept_mentions``: it is asked about
+    clauses and gaps between words (the library's fillers of a gap, the same few hundred
+    wordings for every report), which would push sentences out of that cache."""
     return next(_scan(text), None) is not None
 
 
