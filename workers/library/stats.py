@@ -210,18 +210,24 @@ class LibraryStats:
         found: Counter[Tokens] = Counter()
         a, b = len(left), len(right)
         # a context's word next to the gap is compared first: most places of a sentence fail
-        # on it, without a slice of the sentence being made
+        # on it, without a slice of the sentence being made; a context anchored at the
+        # sentence's start or end (a whole-sentence question) has one place only
         last, first = (left[-1] if a else None), (right[0] if b else None)
+        from_start, to_end = bool(a) and left[0] == "<s>", bool(b) and right[-1] == "</s>"
         for tokens in self._by_word.get(rarest, ()):
             n = self.count(tokens, exclude)
             if n <= 0:
                 continue
             padded = ("<s>",) + tokens + ("</s>",)
             end = len(padded)
-            for i in range(a, end):
+            for i in ((a,) if a < end else ()) if from_start else range(a, end):
                 if a and (padded[i - 1] != last or padded[i - a:i] != left):
                     continue
-                for j in range(i + 1, min(i + max_length, end - b) + 1):
+                if to_end:
+                    ends = (end - b,) if i < end - b <= i + max_length else ()
+                else:
+                    ends = range(i + 1, min(i + max_length, end - b) + 1)
+                for j in ends:
                     if (not b or padded[j] == first) and padded[j:j + b] == right:
                         filler = padded[i:j]
                         if "</s>" not in filler:
