@@ -116,6 +116,11 @@ class LibraryStats:
             n -= self._own_sentences[exclude].get(tokens, 0)
         return n
 
+    def sentences_of(self, position: int) -> Counter[Tokens]:
+        """How often report ``position`` writes each of its sentences (shared: read it, do
+        not change it)."""
+        return self._own_sentences[position]
+
     def variants(self, tokens: Tokens, exclude: int | None = None, *, loose: bool = False
                  ) -> list[tuple[Tokens, int]]:
         """Sentences of the library with the same words and the other polarity (one negated,
