@@ -33,8 +33,8 @@ from workers.nlp.lexicon import in_lists, is_radiology_word
 from workers.nlp.polarity import is_negated
 from workers.nlp.vocabulary import (
     LATERALITY_RE,
-    concept_alternation,
     concept_spans,
+    is_concept_form,
     mentions_concept,
 )
 from workers.study.context import STOPWORDS, StudyContext
@@ -124,7 +124,7 @@ def _mentions(text: str, polarity: bool = False) -> list[tuple]:
 def _plain_word(word: str) -> bool:
     return (word not in STOPWORDS
             and not LATERALITY_RE.fullmatch(word) and not _ATTRIBUTE_RE.match(word)
-            and not concept_alternation()[0].fullmatch(word) and bool(_WORD_RE.search(word)))
+            and not is_concept_form(word) and bool(_WORD_RE.search(word)))
 
 
 class ContextModel:

@@ -43,14 +43,15 @@ def _relevant_phrases(phrases: list[str], sentence: str) -> list[str]:
 def correct(ctx: StudyContext, *, llm=None, extractor=None,
             issues: list[Issue] | None = None) -> CorrectionResult:
     """Run the three stages on the report of ``ctx``."""
-    phrases = internal_phrases(ctx, extractor)
     if llm is not None:
-        return correct_with_llm(ctx, llm, phrases)
+        return correct_with_llm(ctx, llm, internal_phrases(ctx, extractor))
     issues = run_checks(ctx) if issues is None else issues
     scores = [s for s in builtin.score_sentences(ctx, issues)
               if s.score >= builtin.DETECT_THRESHOLD]
     if not scores:
         return CorrectionResult(False, None, None, None)
+    # the report's own phrases are evidence of a detection: a report without one needs none
+    phrases = internal_phrases(ctx, extractor)
     detections = [_detection(ctx, scored, rank, phrases)
                   for rank, scored in enumerate(scores, 1)]
     best, primary = scores[0], detections[0]

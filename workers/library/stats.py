@@ -116,6 +116,11 @@ class LibraryStats:
             n -= self._own_sentences[exclude].get(tokens, 0)
         return n
 
+    def sentences_of(self, position: int) -> Counter[Tokens]:
+        """How often report ``position`` writes each of its sentences (shared: read it, do
+        not change it)."""
+        return self._own_sentences[position]
+
     def variants(self, tokens: Tokens, exclude: int | None = None, *, loose: bool = False
                  ) -> list[tuple[Tokens, int]]:
         """Sentences of the library with the same words and the other polarity (one negated,
@@ -209,19 +214,26 @@ class LibraryStats:
         rarest = min(words, key=lambda w: self._words.get(w, 0))
         found: Counter[Tokens] = Counter()
         a, b = len(left), len(right)
+        # a context's word next to the gap is compared first: most places of a sentence fail
+        # on it, without a slice of the sentence being made; a context anchored at the
+        # sentence's start or end (a whole-sentence question) has one place only
+        last, first = (left[-1] if a else None), (right[0] if b else None)
+        from_start, to_end = bool(a) and left[0] == "<s>", bool(b) and right[-1] == "</s>"
         for tokens in self._by_word.get(rarest, ()):
             n = self.count(tokens, exclude)
             if n <= 0:
                 continue
             padded = ("<s>",) + tokens + ("</s>",)
-            for i in range(a, len(padded)):
-                if padded[i - a:i] != left:
+            end = len(padded)
+            for i in ((a,) if a < end else ()) if from_start else range(a, end):
+                if a and (padded[i - 1] != last or padded[i - a:i] != left):
                     continue
-                for gap in range(1, max_length + 1):
-                    j = i + gap
-                    if j + b > len(padded):
-                        break
-                    if padded[j:j + b] == right:
+                if to_end:
+                    ends = (end - b,) if i < end - b <= i + max_length else ()
+                else:
+                    ends = range(i + 1, min(i + max_length, end - b) + 1)
+                for j in ends:
+                    if (not b or padded[j] == first) and padded[j:j + b] == right:
                         filler = padded[i:j]
                         if "</s>" not in filler:
                             found[filler] += n

@@ -8,6 +8,7 @@ audited report's own external id.
 """
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -83,6 +84,15 @@ class TextLibrary:
             raise ValueError(f"counts of {stats.n_reports} reports for a library of "
                              f"{len(self.entries)}")
         self._stats = stats
+
+    def sentence_counts(self, neighbour: Neighbour) -> Counter | None:
+        """How often a library report retrieved as ``neighbour`` writes each of its
+        image-section sentences (as words), from the library's counts; None when it is no
+        report of this library."""
+        position = self._position.get(neighbour.ref_id)
+        if position is None or self.entries[position].text != neighbour.text:
+            return None
+        return self.stats.sentences_of(position)
 
     def positions_of(self, external_id: str | None) -> list[int]:
         """Positions of the library reports with this external id (none for None)."""

@@ -586,10 +586,19 @@ def concept_spans(lower: str) -> list[tuple[int, int]]:
     return [(a, b) for _, a, b in concept_mentions(lower)]
 
 
+def is_concept_form(text: str) -> bool:
+    """``text`` is, whole, a surface form of the vocabulary (``concept_alternation()``'s
+    ``fullmatch``): only the bucket of its first character can match it whole."""
+    bucket = _CONCEPT_BUCKETS.get(text[:1])
+    return bucket is not None and bucket.fullmatch(text) is not None
+
+
+@lru_cache(maxsize=16384)
 def mentions_concept(text: str) -> bool:
     """``text`` names a concept of the vocabulary (a match of ``concept_alternation()``, whose
-    surface forms are lower-case). Not cached: it is asked about clauses and gaps between
-    words, which would push sentences out of ``concept_mentions``' cache."""
+    surface forms are lower-case). Cached apart from ``concept_mentions``: it is asked about
+    clauses and gaps between words (the library's fillers of a gap, the same few hundred
+    wordings for every report), which would push sentences out of that cache."""
     return next(_scan(text), None) is not None
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from workers.library.stats import Tokens, tokenize, tokens_of
+from workers.library.stats import Token, Tokens, tokenize, tokens_of
 from workers.library.text import Neighbour, TextLibrary
 from workers.nlp import ParsedReport, findings_by_sentence, out_of_domain_terms, parse_report
 from workers.nlp.findings import ABSENT, IMAGE_SECTIONS, Finding, findings_tuple
@@ -86,7 +86,8 @@ class Polarity:
     loose_variants: int = 0
 
 
-def _content_runs(sentence: str, taken: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def _content_runs(sentence: str, tokens: list[Token], taken: list[tuple[int, int]]
+                  ) -> list[tuple[int, int]]:
     """Spans of consecutive content words (no punctuation or function word between them) with
     at least one word that names no finding of the engine's vocabulary ("liver cancer",
     "inflammatory bowel disease"): phrases the library may never have written."""
@@ -100,7 +101,7 @@ def _content_runs(sentence: str, taken: list[tuple[int, int]]) -> list[tuple[int
                            for t in current):
             runs.append((current[0].start, current[-1].end))
 
-    for token in tokenize(sentence):
+    for token in tokens:
         content = token.text.isalpha() and token.text not in STOPWORDS and len(token.text) > 2
         joined = current and sentence[current[-1].end:token.start].strip() == ""
         if content and (not current or joined):
@@ -243,8 +244,9 @@ class StudyContext:
                                      is_negated(sentence, start, end), self.phrase_count(term)))
             taken.append((start, end))
         if self.library is not None:
-            for run_start, run_end in _content_runs(sentence, taken):
-                rare = self._first_rare_word(sentence, run_start, run_end)
+            tokens = tokenize(sentence)
+            for run_start, run_end in _content_runs(sentence, tokens, taken):
+                rare = self._first_rare_word(lower, tokens, run_start, run_end)
                 if rare is None:
                     continue  # an unusual word before a known finding only describes it
                 # from the first rare word to the end of the run: the name, not its modifiers
@@ -257,12 +259,13 @@ class StudyContext:
                                              is_negated(sentence, run_start, run_end), count))
         return sorted(found, key=lambda t: t.start)
 
-    def _first_rare_word(self, sentence: str, start: int, end: int) -> int | None:
-        """Where the first word of ``sentence[start:end]`` that names no finding and that at
-        most ``RARE_REPORTS`` library reports use begins (None when there is none)."""
-        lower = sentence.lower()
+    def _first_rare_word(self, lower: str, tokens: list[Token], start: int, end: int
+                         ) -> int | None:
+        """Where the first word of ``lower[start:end]`` (a sentence lower-cased, ``tokens``
+        its words) that names no finding and that at most ``RARE_REPORTS`` library reports
+        use begins (None when there is none)."""
         findings = concept_spans(lower)
-        for token in tokenize(sentence):
+        for token in tokens:
             if token.start < start or token.end > end or token.text in STOPWORDS:
                 continue
             if any(a <= token.start and token.end <= b for a, b in findings):

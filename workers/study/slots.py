@@ -40,10 +40,16 @@ def _widenings(left: int, right: int) -> list[tuple[int, int]]:
 
 
 def neighbour_sentences(ctx: StudyContext):
+    """How often the similar reports write each sentence (as words); a library report's
+    counts are the library's own, not counted again for every report it is near."""
     key = ("neighbour_sentences",)
     if key not in ctx._cache:
-        ctx._cache[key] = Counter(tokens_of(s) for n in ctx.neighbours
-                                  for s in report_sentences(n.text))
+        counts: Counter = Counter()
+        for n in ctx.neighbours:
+            known = ctx.library.sentence_counts(n) if ctx.library is not None else None
+            counts.update(known if known is not None
+                          else Counter(tokens_of(s) for s in report_sentences(n.text)))
+        ctx._cache[key] = counts
     return ctx._cache[key]
 
 

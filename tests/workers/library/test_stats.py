@@ -91,3 +91,32 @@ def test_fluency_prefers_the_library_wording():
     usual = s.fluency(tokens_of("There is no focal airspace consolidation."))
     odd = s.fluency(tokens_of("No there is focal airspace consolidation."))
     assert usual > odd
+
+
+def _fillers_by_every_slice(library, left, right, max_length=4):
+    """What fills ``left ___ right``, found by trying every slice of every sentence."""
+    found = Counter()
+    for sentences in library:
+        for sentence in sentences:
+            padded = ("<s>",) + tokens_of(sentence) + ("</s>",)
+            for i in range(len(padded) + 1):
+                for j in range(i + 1, min(i + max_length, len(padded)) + 1):
+                    if (padded[max(i - len(left), 0):i] == left and i >= len(left)
+                            and padded[j:j + len(right)] == right and "</s>" not in padded[i:j]):
+                        found[padded[i:j]] += 1
+    return dict(found)
+
+
+def test_fillers_between_finds_what_every_slice_finds():
+    s = stats()
+    words = sorted({w for sentences in LIBRARY for t in sentences for w in tokens_of(t)})
+    contexts = [("<s>",), ("</s>",), ("no",), ("or",), ("pleural", "effusion"), ("<s>", "no"),
+                ("or", "pneumothorax", "</s>"), ("<s>", "there", "is", "no", "focal", "airspace",
+                                                 "consolidation", "or")] + [(w,) for w in words]
+    for left in contexts:
+        for right in contexts:
+            if left[-1:] == ("</s>",) or right[:1] == ("<s>",) or set(left + right) <= {
+                    "<s>", "</s>"}:
+                continue  # no gap there, or no word to look for
+            assert dict(s.fillers_between(left, right)) == _fillers_by_every_slice(
+                LIBRARY, left, right), (left, right)

@@ -1,10 +1,14 @@
 """The text library: report vectors from distinct sentences, neighbours without the report's
 own id, and an index that grows without re-embedding what it holds."""
+from collections import Counter
+from dataclasses import replace
+
 import numpy as np
 
 from tests.workers.library.fakes import HashEmbedder, make_library
-from workers.library.text import LibraryEntry, TextLibrary
-from workers.library.vectors import SentenceVectors, report_vectors
+from workers.library.stats import tokens_of
+from workers.library.text import LibraryEntry, Neighbour, TextLibrary
+from workers.library.vectors import SentenceVectors, report_sentences, report_vectors
 from workers.retrieval.index import VectorIndex
 
 
@@ -48,3 +52,16 @@ def test_the_index_grows_incrementally_and_round_trips(tmp_path):
     reopened = TextLibrary(first + [new], VectorIndex.open(path, embedder.dim), sentences)
     assert sorted(reopened.index.ids().tolist()) == [1, 2, 3]
     assert reopened.neighbours("FINDINGS: Small left pleural effusion.", 1)[0].external_id == "c"
+
+
+def test_a_neighbours_sentence_counts_are_those_of_its_text():
+    library = make_library()
+    query = library.entries[0].text
+    for n in library.neighbours(query, len(library)):
+        counted = Counter(tokens_of(s) for s in report_sentences(n.text))
+        counted.pop((), None)  # a sentence of no words is no wording
+        assert library.sentence_counts(n) == counted
+    stranger = Neighbour(10_000, "elsewhere", 1.0, "FINDINGS: No effusion.")
+    assert library.sentence_counts(stranger) is None
+    # a report of another library under a known id is not read from this one's counts
+    assert library.sentence_counts(replace(stranger, ref_id=library.entries[0].ref_id)) is None

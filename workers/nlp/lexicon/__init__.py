@@ -72,6 +72,8 @@ def _forms(word: str) -> tuple[str, ...]:
     return tuple(forms)
 
 
+# the lists never change in a process; the checks ask about the same words of every report
+@lru_cache(maxsize=65536)
 def in_lists(word: str, names: tuple[str, ...]) -> bool:
     """Whether ``word`` (any case, maybe plural or hyphenated) is a word of the lists."""
     word = word.lower()
