@@ -65,6 +65,13 @@ def status_of(text, observation):
      "present"),
     ("Small nodule, not appreciated on the prior exam.", "nodule", "present"),
     ("No focal opacity to suggest pneumonia.", "pneumonia", "absent"),
+    # a device whose tip is not seen is there; a device not seen is not
+    ("A nasogastric tube courses below the diaphragm with the tip not identified.",
+     "enteric tube", "present"),
+    ("Enteric tube passes below the diaphragm, tip not visualized.", "enteric tube", "present"),
+    ("Right IJ catheter, the tip is not well seen.", "central venous catheter", "present"),
+    ("No nasogastric tube is seen.", "enteric tube", "absent"),
+    ("The nasogastric tube is not visualized.", "enteric tube", "absent"),
     # uncertainty, forward and backward
     ("Possible small left pleural effusion.", "pleural effusion", "uncertain"),
     ("Opacity may represent atelectasis.", "atelectasis", "uncertain"),
