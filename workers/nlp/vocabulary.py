@@ -770,6 +770,7 @@ ACUTE_OBS = ("opacity", "consolidation", "pneumonia", "edema", "pleural effusion
              "pneumothorax")
 VASCULAR_OBS = ("edema",)
 LUNG_VOLUME_OBS = ("hypoinflation", "hyperinflation")
+HILAR_OBS = ("hilar enlargement",)
 
 _NORMAL = (r"(?:normal|within normal limits|wnl|unremarkable|clear|negative|intact|sharp|"
            r"not enlarged|normal in size|of normal size|normal-sized|normal sized|"
@@ -800,6 +801,8 @@ NORMAL_SUBJECTS = (
                 r"sulci)|(?<!of the )chest)\b" + _NOT_A_SUBJECT), PLEURA_OBS,
      "clear pleural spaces"),
     (re.compile(r"\blung volumes?\b"), LUNG_VOLUME_OBS, "normal lung volumes"),
+    (re.compile(r"\bhil(?:a|um|ar (?:contours?|structures?|regions?|shadows?))\b"), HILAR_OBS,
+     "normal hila"),
     (re.compile(r"\b(?:bones?|bony|osseous|skeletal|skeleton|ribs?|thorax|bony thorax|"
                 r"visualized osseous|osseous structures)\b"), BONE_OBS, "intact bones"),
     (re.compile(r"\b(?:pulmonary vascular(?:ity)?|vasculature|vascularity|pulmonary vessels|"

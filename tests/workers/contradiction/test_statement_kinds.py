@@ -397,6 +397,16 @@ def test_the_mediastinum_called_normal_against_what_makes_it_abnormal(finding):
     assert (c.kind, c.sentences, c.doubted) == ("presence", (0, 1), 1)
 
 
+@pytest.mark.parametrize("normal", ["The hila are unremarkable.", "Normal hilar contours."])
+def test_the_hila_called_normal_against_an_enlarged_hilum(normal):
+    text = f"FINDINGS: Enlarged right hilum.\nIMPRESSION: {normal}"
+    c = pair(text)
+    assert (c.kind, c.sentences, c.doubted) == ("presence", (0, 1), 1)
+    # nodes of the mediastinum say nothing of the hila
+    assert find_contradictions(StudyContext(
+        f"FINDINGS: Mediastinal lymphadenopathy.\nIMPRESSION: {normal}")) == []
+
+
 @pytest.mark.parametrize("first", [
     "A nodule in each lung.",
     "Nodule in the right upper lobe and another in the right lower lobe.",
