@@ -226,17 +226,29 @@ def _normal_findings(sentence: Sentence, lower: str, mentioned: set[str],
     out: list[Finding] = []
     added = set(mentioned)
 
+    statements = _normal_statements(lower)
+    cues = {cue for _, _, cue in statements}
+
     def add(observations, m, cue):
         for obs in observations:
             if obs in added:
                 continue
             added.add(obs)
-            out.append(_make(sentence, obs, ABSENT, (m.start(), m.end()), lower, cue, comparison,
-                             attributes_from=(0, len(lower)), implied=True))
+            finding = _make(sentence, obs, ABSENT, (m.start(), m.end()), lower, cue, comparison,
+                            attributes_from=(0, len(lower)), implied=True)
+            # "Mediastinal and hilar contours are normal": "hilar" names another structure the
+            # sentence calls normal, not a place that narrows the mediastinum's statement
+            if finding.location in {_SUBJECT_PLACES.get(c) for c in cues - {cue}} - {None}:
+                finding = replace(finding, location=_SUBJECT_PLACES.get(cue))
+            out.append(finding)
 
-    for observations, m, cue in _normal_statements(lower):
+    for observations, m, cue in statements:
         add(observations, m, cue)
     return out
+
+
+# The place a structure's own name is read as, for the normal statements about a structure
+_SUBJECT_PLACES = {"normal hila": "perihilar", "normal mediastinum": "mediastinum"}
 
 
 @lru_cache(maxsize=16384)

@@ -397,6 +397,22 @@ def test_the_mediastinum_called_normal_against_what_makes_it_abnormal(finding):
     assert (c.kind, c.sentences, c.doubted) == ("presence", (0, 1), 1)
 
 
+@pytest.mark.parametrize(("finding", "normal"), [
+    ("Widened mediastinum.", "Mediastinal and hilar contours are normal."),
+    ("Right lower lobe consolidation.", "The lungs and hila are normal."),
+])
+def test_a_second_structure_called_normal_is_no_place(finding, normal):
+    # "hilar" names the hila, also called normal, not the place the other statement is about
+    c = pair(f"FINDINGS: {finding}\nIMPRESSION: {normal}")
+    assert (c.kind, c.sentences, c.doubted) == ("presence", (0, 1), 1)
+
+
+def test_the_mediastinum_called_normal_beside_hilar_nodes():
+    text = ("FINDINGS: Mild right hilar lymphadenopathy. The mediastinal contours are normal.\n"
+            "IMPRESSION: Right hilar lymphadenopathy.")
+    assert find_contradictions(StudyContext(text)) == []
+
+
 @pytest.mark.parametrize("normal", ["The hila are unremarkable.", "Normal hilar contours."])
 def test_the_hila_called_normal_against_an_enlarged_hilum(normal):
     text = f"FINDINGS: Enlarged right hilum.\nIMPRESSION: {normal}"
