@@ -147,7 +147,6 @@ def assert_targets(text: str, sentence_spans: list[tuple[int, int]],
     return results
 
 
-
 def _cue(literal: str, category: str, direction: str, max_scope: int | None) -> Cue:
     """A rule as ConText uses it; ``terminated_by`` is the project's policy: a negation stops
     at a hedge (a forward one also at an affirmation), a hedge or history at a negation."""
@@ -164,7 +163,7 @@ def _cue(literal: str, category: str, direction: str, max_scope: int | None) -> 
 
 
 @lru_cache(maxsize=1)
-def pipeline() -> CueIndex:
+def cue_index() -> CueIndex:
     """The process's one index of the rules' cues (built on first use)."""
     return CueIndex([_cue(*rule) for rule in RADIOLOGY_RULES])
 
@@ -202,7 +201,7 @@ def _verdicts(text: str, sentence_spans: tuple[tuple[int, int], ...],
     kept = [(i, span) for i, (a, b) in enumerate(targets)
             if (span := _token_span(tokens, starts, a, b)) is not None]
     spans = [span for _, span in kept]
-    modifiers = place(pipeline().find([text[a:b].lower() for a, b, _ in tokens]), sentence_of)
+    modifiers = place(cue_index().find([text[a:b].lower() for a, b, _ in tokens]), sentence_of)
     narrow_scopes(modifiers)
     link(modifiers, spans)
     # per token span of a target: category -> (distance, cue) of its nearest cue of that kind

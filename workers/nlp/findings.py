@@ -230,15 +230,16 @@ def _normal_findings(sentence: Sentence, lower: str, mentioned: set[str],
     cues = {cue for _, _, cue in statements}
 
     def add(observations, m, cue):
+        # "Mediastinal and hilar contours are normal": "hilar" names another structure the
+        # sentence calls normal, not a place that narrows the mediastinum's statement
+        others = {_SUBJECT_PLACES.get(c) for c in cues - {cue}} - {None}
         for obs in observations:
             if obs in added:
                 continue
             added.add(obs)
             finding = _make(sentence, obs, ABSENT, (m.start(), m.end()), lower, cue, comparison,
                             attributes_from=(0, len(lower)), implied=True)
-            # "Mediastinal and hilar contours are normal": "hilar" names another structure the
-            # sentence calls normal, not a place that narrows the mediastinum's statement
-            if finding.location in {_SUBJECT_PLACES.get(c) for c in cues - {cue}} - {None}:
+            if finding.location in others:
                 finding = replace(finding, location=_SUBJECT_PLACES.get(cue))
             out.append(finding)
 
