@@ -33,6 +33,7 @@ from workers.nlp.vocabulary import (
     BONE_OBS,
     BORDERLINE_NORMAL_RE,
     CONCEPT_BY_NAME,
+    DEVICE_TIP_OWNER_RE,
     GLOBAL_BONE_PHRASE,
     GLOBAL_BONE_RE,
     GLOBAL_NORMAL_PHRASE,
@@ -297,6 +298,8 @@ def _sentence_findings(parsed: ParsedReport) -> list[Finding]:
         status = _STATUS_OF_CATEGORY.get(assertion.category, PRESENT)
         if status != ABSENT and BORDERLINE_NORMAL_RE.search(lower, a, b):
             status = UNCERTAIN
+        elif status == ABSENT and concept.device and DEVICE_TIP_OWNER_RE.search(lower, 0, a):
+            status = PRESENT
         if sentence.index not in comparisons:
             comparisons[sentence.index] = _comparison(lower)
         finding = _make(sentence, concept.name, status, (a, b), lower, assertion.cue,

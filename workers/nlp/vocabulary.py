@@ -606,6 +606,12 @@ def mentions_concept(text: str) -> bool:
 BORDERLINE_NORMAL_RE = re.compile(r"upper limits? of normal|top(?:-| )normal|high(?:-| )normal|"
                                   r"upper normal")
 
+# A device named as the owner of its tip ("the tip of the right PICC is not visualized") is
+# there: the words deny that its tip is seen, and they presuppose the device. Searched in the
+# words before a device's mention, up to it.
+DEVICE_TIP_OWNER_RE = re.compile(r"\btips? of (?:the |a |an |this |its |his |her )?"
+                                 r"(?:[\w-]+ ){0,4}$")
+
 # ---- attributes -----------------------------------------------------------------------------
 
 LATERALITY_RE = re.compile(

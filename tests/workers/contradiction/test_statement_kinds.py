@@ -221,6 +221,10 @@ def test_device_tip_at_two_places():
     "FINDINGS: The ETT tip is 4.5 cm above the carina.\nIMPRESSION: ETT in standard position.",
     "FINDINGS: The enteric tube is coiled in the stomach.\nIMPRESSION: Enteric tube in "
     "standard position.",
+    # a tip not seen is no device denied
+    "FINDINGS: The tip of the PICC is not visualized.\nIMPRESSION: Right PICC line in place.",
+    "FINDINGS: The tip of the nasogastric tube is not seen on this image.\nIMPRESSION: "
+    "Nasogastric tube courses below the diaphragm.",
 ])
 def test_devices_that_agree(text):
     assert find_contradictions(StudyContext(text)) == []

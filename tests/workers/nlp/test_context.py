@@ -70,6 +70,11 @@ def status_of(text, observation):
      "enteric tube", "present"),
     ("Enteric tube passes below the diaphragm, tip not visualized.", "enteric tube", "present"),
     ("Right IJ catheter, the tip is not well seen.", "central venous catheter", "present"),
+    # ... and so is a device named as its tip's owner: the tip is what is not seen
+    ("The tip of the PICC is not visualized.", "central venous catheter", "present"),
+    ("The tip of the right internal jugular catheter cannot be identified.",
+     "central venous catheter", "present"),
+    ("Tip of the nasogastric tube is not seen on this image.", "enteric tube", "present"),
     ("No nasogastric tube is seen.", "enteric tube", "absent"),
     ("The nasogastric tube is not visualized.", "enteric tube", "absent"),
     # uncertainty, forward and backward
