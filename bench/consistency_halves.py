@@ -20,6 +20,10 @@ that tempt a naive checker). Each is scored whole ("own", "own_priors"; ``--show
 the first one's misses: rules may be read off them). ``bench/consistency_generated.jsonl`` is
 written by ``bench/consistency_stress.py`` (ours, generated from the engine's hierarchy and
 generic surface forms; scored whole as "generated", its misses grouped by form by that script).
+``bench/consistency_fresh.jsonl`` (120 reports) and ``bench/consistency_fresh_priors.jsonl``
+(60 pairs) were written on 2026-11-28 by a second writer of the team who had read neither the
+engine's rules and docs nor any case of the shared sets (only the format in their README); they
+are halved like the shared sets ("fresh", "fresh_priors"): rules may be read off half A only.
 """
 from __future__ import annotations
 
@@ -35,7 +39,9 @@ SETS = [("within", BENCH / "consistency_within.jsonl"),
         ("priors", BENCH / "consistency_priors.jsonl"),
         ("own", Path(__file__).resolve().parent / "consistency_own.jsonl"),
         ("own_priors", Path(__file__).resolve().parent / "consistency_own_priors.jsonl"),
-        ("generated", Path(__file__).resolve().parent / "consistency_generated.jsonl")]
+        ("generated", Path(__file__).resolve().parent / "consistency_generated.jsonl"),
+        ("fresh", Path(__file__).resolve().parent / "consistency_fresh.jsonl"),
+        ("fresh_priors", Path(__file__).resolve().parent / "consistency_fresh_priors.jsonl")]
 
 
 def _score(cases: list[str], output: Path, tmp: Path, show: bool) -> str:
@@ -55,7 +61,8 @@ def main() -> None:
     parser.add_argument("--show", choices=("A", "B", "all", "own", "own_priors", "generated"),
                         help="print the scorer's detail for this half (or our own set)")
     parser.add_argument("--sets", nargs="*",
-                        help="only these sets (within, priors, own, own_priors, generated)")
+                        help="only these sets (within, priors, own, own_priors, generated, "
+                             "fresh, fresh_priors)")
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

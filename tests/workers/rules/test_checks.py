@@ -82,6 +82,10 @@ def test_sides_that_disagree_between_findings_and_impression():
                "IMPRESSION: Cleared left lower lobe airspace disease with persistent right "
                "middle lobe airspace disease.")
     assert laterality_conflicts(ctx(cleared)) == []
+    moved = ("FINDINGS: The previously noted right pleural effusion has resolved. There is a new "
+             "small left pleural effusion.\nIMPRESSION: 1. Resolved right pleural effusion. "
+             "2. New small left pleural effusion.")
+    assert laterality_conflicts(ctx(moved)) == []
 
 
 @pytest.mark.parametrize("sentence, term", [
