@@ -9,7 +9,7 @@ milliseconds. It is a different embedder, not a faster copy: a report's nearest 
 are not those by the model (docs/audit.md, "Fifth round"), so it is an option, never the default.
 
 The table depends only on the model's files and on this module's way of making it, so it is
-made once per model version (about 10 s of CPU for all-MiniLM-L6-v2's 30,522 pieces) and kept
+made once per model version (about 30 s of CPU for all-MiniLM-L6-v2's 30,522 pieces) and kept
 in the data dir's cache, written whole or not at all; the next process reads it back.
 """
 from __future__ import annotations
