@@ -208,6 +208,10 @@ def set_cache_dir(path: str | Path | None) -> None:
     _cache_dir = Path(path) if path is not None else None
 
 
+def cache_dir() -> Path | None:
+    return _cache_dir
+
+
 def configure_from_environ(environ: Mapping[str, str] | None = None) -> dict[str, BackendSpec]:
     return configure(specs_from_environ(environ), environ=environ)
 

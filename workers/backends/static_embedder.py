@@ -169,9 +169,10 @@ class StaticEmbedder:
         texts = list(texts)
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        # the fast tokenizer's Rust side is not safe to call from two threads at once
+        # the fast tokenizer's Rust side is not safe to call from two threads at once; no
+        # transformer reads the pieces, so a text longer than the model's 512 is no problem
         with self._lock:
-            pieces = self.tokenizer(texts, add_special_tokens=False)["input_ids"]
+            pieces = self.tokenizer(texts, add_special_tokens=False, verbose=False)["input_ids"]
         vectors = np.zeros((len(texts), self.dim), dtype=np.float32)
         for row, ids in enumerate(pieces):
             ids = np.asarray(ids, dtype=np.int64)
