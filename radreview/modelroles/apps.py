@@ -3,7 +3,7 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
 from radreview.jobs.stages import declare
-from workers.backends import BackendConfigError, configure
+from workers.backends import BackendConfigError, configure, set_cache_dir
 
 
 class ModelRolesConfig(AppConfig):
@@ -20,4 +20,5 @@ class ModelRolesConfig(AppConfig):
             configure(settings.MODEL_ROLES)
         except BackendConfigError as exc:
             raise ImproperlyConfigured(str(exc)) from None
+        set_cache_dir(settings.DATA_DIR / "cache")
         declare(probe_role="radreview.modelroles.stage:PROBE_ROLE")

@@ -245,3 +245,27 @@ def write_radgraph_weights(folder: Path, model_type: str = "radgraph-xl") -> Non
     torch.manual_seed(0)
     model = dygie.DyGIE(vocab=vocab, embedder=embedder, **model_args)
     torch.save(model.state_dict(), model_dir / "weights.th")
+
+
+def build_sentence_transformer(folder: Path, *, seed: int = 0) -> Path:
+    """A sentence-transformers folder (BERT word pieces, mean pooling, normalised) as
+    all-MiniLM-L6-v2 is laid out, with a fast tokenizer (tokenizer.json) and random weights."""
+    import torch
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.sentence_transformer.modules import Normalize, Pooling, Transformer
+    from transformers import BertConfig, BertModel, BertTokenizerFast
+
+    bert = folder.parent / f"{folder.name}-bert"
+    bert.mkdir(parents=True, exist_ok=True)
+    vocab = [*RADGRAPH_VOCAB, "##s", "##al", "heart", "mild", "cardiomegaly"]
+    BertTokenizerFast(vocab={word: i for i, word in enumerate(dict.fromkeys(vocab))},
+                      do_lower_case=True).save_pretrained(bert)
+    torch.manual_seed(seed)
+    BertModel(BertConfig(vocab_size=len(dict.fromkeys(vocab)), hidden_size=16,
+                         num_hidden_layers=1, num_attention_heads=2, intermediate_size=32,
+                         max_position_embeddings=64)).save_pretrained(bert)
+    transformer = Transformer(str(bert))
+    pooling = Pooling(transformer.get_embedding_dimension(), "mean")
+    SentenceTransformer(modules=[transformer, pooling, Normalize()],
+                        device="cpu").save(str(folder))
+    return folder

@@ -24,6 +24,12 @@ def test_a_bad_role_setting_stops_start_up_naming_the_setting(settings, tmp_path
         apps.get_app_config("modelroles").ready()
 
 
+def test_start_up_gives_the_backends_the_data_dirs_cache(settings):
+    # where builtin-static keeps its word-piece table, read back by the next process
+    apps.get_app_config("modelroles").ready()
+    assert registry.cache_dir() == settings.DATA_DIR / "cache"
+
+
 def test_radiologists_cannot_see_the_model_roles_page(radiologist_client):
     assert radiologist_client.get("/site/models/").status_code == 403
     assert radiologist_client.post("/site/models/llm/test/").status_code == 403

@@ -35,6 +35,7 @@ from .registry import (
                      llm,
                      probe,
                      reset,
+                     set_cache_dir,
                      text_embedder,
 )
 from .roles import (
@@ -54,6 +55,7 @@ __all__ = [
     "BackendRequestError", "BackendSpec", "Extractor", "Generator", "ImageEncoder", "ImageInput",
     "Message", "ProbeResult", "RoleStatus", "StructuredOutputError", "TextEmbedder", "TextModel",
     "configure", "configure_from_environ", "describe", "extractor", "generator", "get",
-    "image_encoder", "is_configured", "llm", "parse_spec", "probe", "reset", "text_embedder",
+    "image_encoder", "is_configured", "llm", "parse_spec", "probe", "reset", "set_cache_dir",
+    "text_embedder",
     "validate_specs",
 ]

@@ -55,7 +55,15 @@ from .sentence_embedder import (
     SentenceTransformerEmbedder,
     builtin_model_path,
 )
-from .spec import BUILTIN, ROLES, BackendSpec, specs_from_environ, validate_specs
+from .spec import (
+    BUILTIN,
+    BUILTIN_STATIC,
+    ROLES,
+    BackendSpec,
+    specs_from_environ,
+    validate_specs,
+)
+from .static_embedder import BUILTIN_STATIC_NAME, StaticEmbedder
 from .transformers_llm import TransformersTextModel
 from .transformers_vlm import TransformersGenerator
 
@@ -67,6 +75,11 @@ log = logging.getLogger(__name__)
 def _builtin_embedder(spec: BackendSpec) -> Any:
     return SentenceTransformerEmbedder(builtin_model_path(), setting=spec.setting, device="cpu",
                                        name=BUILTIN_EMBEDDER_NAME, precision="auto")
+
+
+def _builtin_static_embedder(spec: BackendSpec) -> Any:
+    return StaticEmbedder(builtin_model_path(), name=BUILTIN_STATIC_NAME, setting=spec.setting,
+                          cache_dir=_cache_dir)
 
 
 def _builtin_image_encoder(spec: BackendSpec) -> Any:
@@ -113,6 +126,7 @@ FACTORIES: dict[tuple[str, str], Callable[[BackendSpec], Any]] = {
     ("llm", BUILTIN): lambda spec: None,
     ("generator", BUILTIN): lambda spec: None,
     ("text_embedder", BUILTIN): _builtin_embedder,
+    ("text_embedder", BUILTIN_STATIC): _builtin_static_embedder,
     ("image_encoder", BUILTIN): _builtin_image_encoder,
     ("extractor", BUILTIN): _builtin_extractor,
     ("llm", "transformers"): _transformers_llm,
@@ -135,6 +149,8 @@ _BUILTIN_NAMES = {
 
 def _expected_name(spec: BackendSpec) -> str:
     """The model name the status page shows before the backend is loaded."""
+    if spec.kind == BUILTIN_STATIC:
+        return BUILTIN_STATIC_NAME
     if spec.is_builtin:
         return _BUILTIN_NAMES[spec.role]
     return (spec.option("name") or spec.option("model") or spec.option("model_type")
@@ -153,6 +169,9 @@ class _Entry:
 
 
 _state_lock = threading.Lock()
+# Where a backend keeps what it makes once per model version (the static embedder's table);
+# set by the Django app to the data dir's cache. None: made again in each process.
+_cache_dir: Path | None = None
 _specs: dict[str, BackendSpec] | None = None
 _entries: dict[str, _Entry] = {role: _Entry() for role in ROLES}
 
@@ -182,6 +201,15 @@ def configure(specs: Mapping[str, str | None], *,
             spec.describe(),
         )
     return dict(parsed)
+
+
+def set_cache_dir(path: str | Path | None) -> None:
+    global _cache_dir
+    _cache_dir = Path(path) if path is not None else None
+
+
+def cache_dir() -> Path | None:
+    return _cache_dir
 
 
 def configure_from_environ(environ: Mapping[str, str] | None = None) -> dict[str, BackendSpec]:

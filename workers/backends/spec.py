@@ -2,7 +2,7 @@
 
 Grammar (docs/models.md has the full table)::
 
-    spec     := "builtin" | kind ":" location [ "?" options ]
+    spec     := "builtin" | "builtin-static" | kind ":" location [ "?" options ]
     options  := key "=" value { "&" key "=" value }
 
 ``location`` is a local folder (absolute, ``~`` expanded, relative paths resolved against the
@@ -34,6 +34,9 @@ from .errors import BackendConfigError
 from .radgraph_checks import check_radgraph_folder, compatibility_problem
 
 BUILTIN = "builtin"
+# text_embedder only: a static word-piece table distilled from the built-in model
+# (workers/backends/static_embedder.py); like "builtin", it takes no location or options.
+BUILTIN_STATIC = "builtin-static"
 
 
 @dataclass(frozen=True)
@@ -51,7 +54,8 @@ ROLES: dict[str, RoleInfo] = {
                  "prompt → text/JSON: entailment, judge, key phrases, rewrites, correction"),
         RoleInfo("generator", "RADREVIEW_GENERATOR", (BUILTIN, "transformers", "openai"),
                  "images → report, at a temperature"),
-        RoleInfo("text_embedder", "RADREVIEW_TEXT_EMBEDDER", (BUILTIN, "sentence-transformers"),
+        RoleInfo("text_embedder", "RADREVIEW_TEXT_EMBEDDER",
+                 (BUILTIN, BUILTIN_STATIC, "sentence-transformers"),
                  "text → normalised vector"),
         RoleInfo("image_encoder", "RADREVIEW_IMAGE_ENCODER", (BUILTIN, "open_clip"),
                  "image → normalised vector"),
@@ -199,7 +203,8 @@ class BackendSpec:
 
     @property
     def is_builtin(self) -> bool:
-        return self.kind == BUILTIN
+        """Served by what ships with RadReview: no folder, URL or options."""
+        return self.kind in (BUILTIN, BUILTIN_STATIC)
 
     @property
     def path(self) -> Path:
@@ -222,7 +227,7 @@ class BackendSpec:
     def describe(self) -> str:
         """The spec as an operator would write it (URL credentials removed)."""
         if self.is_builtin:
-            return BUILTIN
+            return self.kind
         shown = [f"{key}={value}" for key, value in self.options.items()
                  if value is not None and value != OPTIONS[(self.role, self.kind)][key].default]
         query = "?" + "&".join(shown) if shown else ""
@@ -243,6 +248,8 @@ def parse_spec(role: str, text: str) -> BackendSpec:
         raise fail("is empty; use 'builtin' or '<kind>:<location>?key=value&…'")
     if raw.lower() == BUILTIN:
         return BackendSpec(role=role, kind=BUILTIN, raw=raw)
+    if raw.lower() == BUILTIN_STATIC and BUILTIN_STATIC in ROLES[role].kinds:
+        return BackendSpec(role=role, kind=BUILTIN_STATIC, raw=raw)
     match = re.fullmatch(r"([A-Za-z][A-Za-z0-9_-]*):(.*)", raw, re.S)
     if not match:
         raise fail(f"{raw!r} is not 'builtin' nor '<kind>:<location>?key=value&…'")
