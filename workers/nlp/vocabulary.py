@@ -77,9 +77,26 @@ class Concept:
         return self.name
 
 
+# British spellings ("oedema", "haemothorax", "oesophagus"): each surface form that has one is
+# matched in it too, so a UK site's reports read as a US site's do. The British forms go after
+# a concept's own, so no US wording matches differently.
+_BRITISH_SPELLINGS = ((re.compile(r"(?<![a-z])edema"), "oedema"),
+                      (re.compile(r"(?<![a-z])hem(?=[ao])"), "haem"),
+                      (re.compile(r"(?<![a-z])(para)?esophag"), r"\1oesophag"),
+                      (re.compile(r"tumor"), "tumour"))
+
+
+def british_spelling(pattern: str) -> str:
+    for us, uk in _BRITISH_SPELLINGS:
+        pattern = us.sub(uk, pattern)
+    return pattern
+
+
 def _c(name, category, labels, *patterns, lung=False, abnormal=True, device=False):
     if isinstance(labels, str):
         labels = (labels,)
+    british = [british_spelling(p) for p in patterns]
+    patterns += tuple(b for b, p in zip(british, patterns, strict=True) if b != p)
     return Concept(name, category, tuple(labels or ()), tuple(patterns), lung, abnormal, device)
 
 

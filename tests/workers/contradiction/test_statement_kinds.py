@@ -244,6 +244,8 @@ def test_devices_that_agree(text):
      "nodule.", "count"),
     ("FINDINGS: New large left pleural effusion.\nIMPRESSION: Small left pleural effusion.",
      "severity"),
+    ("Findings: Mild interstitial pulmonary oedema.\nImpression: Severe pulmonary oedema.",
+     "severity"),
 ])
 def test_more_wordings_of_each_kind(text, kind):
     assert kind in {c.kind for c in find_contradictions(StudyContext(text))}

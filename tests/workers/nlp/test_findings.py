@@ -62,6 +62,11 @@ def one(text, observation):
     ("Moderate cardiac silhouette enlargement is greater.", "cardiomegaly"),
     ("The heart size remains mild to moderately enlarged.", "cardiomegaly"),
     ("Small collections of pleural air at the right apex.", "pneumothorax"),
+    # British spellings
+    ("Mild interstitial pulmonary oedema.", "edema"),
+    ("Small right haemothorax.", "pleural effusion"),
+    ("Left haemopneumothorax.", "hydropneumothorax"),
+    ("Large paraoesophageal hernia.", "hernia"),
 ])
 def test_observation_synonyms(text, observation):
     assert one(text, observation).status == "present"
