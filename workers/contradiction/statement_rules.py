@@ -481,6 +481,44 @@ def _gone_but_there(ctx: StudyContext, told: list[Statement],
     return out
 
 
+# A sentence that says, of the whole study, that nothing changed ("No interval change.",
+# "Stable appearance of the chest.", "Unchanged from the prior exam."), naming no finding.
+_NOTHING_CHANGED_RE = re.compile(
+    r"^\W*(?:\d+[.)]\s*)?(?:(?:there is|there has been)\s+)?"
+    r"(?:no (?P<degree>(?:significant|substantial|appreciable|definite|major) )?"
+    r"(?:interval )?changes?|(?:stable|unchanged) (?:appearance|examination|exam|study|"
+    r"radiograph|chest(?: radiograph)?)(?: of the chest)?|unchanged|stable)"
+    r"(?: (?:from|since|compared (?:with|to)|relative to|in comparison (?:with|to)) (?:the )?"
+    r"(?:prior|previous|last|most recent|recent)(?: [\w-]+){0,3})?\W*$", re.IGNORECASE)
+
+
+def nothing_changed(ctx: StudyContext) -> list[Contradiction]:
+    """A sentence that says nothing changed since the prior exam, against another that calls a
+    finding new, gone, better or worse ("No interval change." / "Left basilar opacity is new
+    since the prior exam."). "No significant change" leaves room for a slight improvement or
+    worsening, not for a new or resolved finding."""
+    sections = _sections(ctx)
+    out = []
+    for j in ctx.image_sentences:
+        sentence = ctx.sentence(j)
+        m = _NOTHING_CHANGED_RE.match(sentence.text)
+        if not m or ctx.findings.get(j):
+            continue
+        excluded = (NEW, GONE) if m.group("degree") else (NEW, GONE, BETTER, WORSE)
+        for s in _image(ctx):
+            if s.sentence == j or s.summary or not s.told or s.temporal not in excluded:
+                continue
+            if s.temporal != GONE and s.now != PRESENT:
+                continue
+            unchanged = replace(s.finding, sentence_index=j, status=PRESENT, laterality=None,
+                                severity=None, location=None, comparison=UNCHANGED,
+                                start=sentence.start, end=sentence.end, section=sentence.section,
+                                text=sentence.text, cue=None, implied=True)
+            out.append(pair(TEMPORAL, Claim(j, unchanged, sentence.text.rstrip(". ")),
+                            _phrased(s), CONFIDENCE[TEMPORAL], sections, by_section=True))
+    return out
+
+
 def change_words(temporal: str | None) -> str:
     return _CHANGE_WORDS.get(temporal or "", "")
 
@@ -523,8 +561,9 @@ def _one_device(a: Statement, b: Statement) -> bool:
     return a.laterality == b.laterality or None in (a.laterality, b.laterality)
 
 
-RULES = (hierarchy_presence, statement_sides, device_sides, grades, counts, changes, devices)
+RULES = (hierarchy_presence, statement_sides, device_sides, grades, counts, changes,
+         nothing_changed, devices)
 
 __all__ = ["RULES", "change_words", "changes", "counts", "device_sides", "devices", "grades",
-           "hierarchy_presence", "statement_sides"]
+           "hierarchy_presence", "nothing_changed", "statement_sides"]
 

@@ -194,6 +194,40 @@ def test_changes_that_do_not_exclude_each_other(first, second):
     assert find_contradictions(StudyContext(f"FINDINGS: {first} {second}")) == []
 
 
+def test_temporal_nothing_changed_against_a_new_finding():
+    text = ("FINDINGS: Left basilar opacity is new since the prior exam. No pneumothorax.\n"
+            "IMPRESSION: No interval change.")
+    c = pair(text)
+    assert (c.kind, c.sentences, c.doubted) == ("temporal", (0, 2), 2)
+    found = flagged(text)
+    assert found[2].explanation.startswith(
+        "Contradicts sentence 1, \u201cLeft basilar opacity is new since the prior exam.\u201d, "
+        "on how opacity changed since the prior exam")
+    assert found[0].suggestion is None and found[2].suggestion is None
+
+
+@pytest.mark.parametrize("first, second", [
+    ("There is a new small right pleural effusion.", "No significant interval change from "
+                                                     "prior."),
+    ("The right pleural effusion has resolved.", "Unchanged from prior exam."),
+    ("Worsening bilateral airspace opacities.", "Stable appearance of the chest."),
+])
+def test_temporal_nothing_changed_against_a_change(first, second):
+    assert pair(f"FINDINGS: {first}\nIMPRESSION: {second}").kind == "temporal"
+
+
+@pytest.mark.parametrize("first, second", [
+    # a slight change is no significant one; a finding called stable or denied new is none
+    ("Slightly improved left basilar atelectasis.", "No significant interval change."),
+    ("Stable cardiomegaly. No new opacity.", "No interval change."),
+    # what the sentence excepts, and a sentence about one finding
+    ("Interval placement of a right PICC.", "Otherwise no interval change."),
+    ("New small right pleural effusion.", "No interval change in the left lung nodule."),
+])
+def test_nothing_changed_look_alikes(first, second):
+    assert find_contradictions(StudyContext(f"FINDINGS: {first}\nIMPRESSION: {second}")) == []
+
+
 def test_device_out_of_place_against_standard_position():
     text = ("FINDINGS: The ETT tip is at the level of the carina.\n"
             "IMPRESSION: ETT in standard position.")
