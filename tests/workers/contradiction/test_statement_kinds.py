@@ -238,10 +238,16 @@ def test_device_out_of_place_against_standard_position():
         "the endotracheal tube is")
 
 
-def test_device_tip_at_two_places():
-    text = ("FINDINGS: The pulmonary artery catheter has its tip in a distal right lower lobe "
-            "pulmonary artery branch.\n"
-            "IMPRESSION: Swan-Ganz catheter tip in the main pulmonary artery.")
+@pytest.mark.parametrize("text", [
+    "FINDINGS: The pulmonary artery catheter has its tip in a distal right lower lobe "
+    "pulmonary artery branch.\nIMPRESSION: Swan-Ganz catheter tip in the main pulmonary artery.",
+    # where a tip may stay and where it must be pulled back: places on either side of the line
+    "FINDINGS: Right PICC terminates in the right atrium.\nIMPRESSION: Right PICC tip at the "
+    "cavoatrial junction.",
+    "FINDINGS: Right IJ Swan-Ganz catheter tip in the right main pulmonary artery.\n"
+    "IMPRESSION: Swan-Ganz catheter tip in a distal right lower lobe pulmonary artery branch.",
+])
+def test_device_tip_at_two_places(text):
     assert pair(text).kind == "device"
 
 
