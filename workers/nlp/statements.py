@@ -177,7 +177,7 @@ _EACH_SIDE_RE = re.compile(r"\s+(?:in|on|at|of)\s+(?:each|either)\s+(?:lung|side
 _ANOTHER_RE = re.compile(r"\b(?:and|with|plus)\s+(?:an)?other\s+(?:in|at|on|within|along|over|"
                          r"one|measuring|similar|smaller|larger)\b", re.IGNORECASE)
 # findings a report counts (one nodule or several; one rib broken or three)
-COUNTED = frozenset({"nodule", "mass", "lesion", "fracture"})
+COUNTED = frozenset({"nodule", "mass", "lesion", "fracture", "chest tube"})
 
 # ---- devices --------------------------------------------------------------------------------
 _STANDARD_RE = re.compile(

@@ -153,6 +153,24 @@ def test_count_one_against_several():
         "8 mm and 11 mm.\u201d, on how many there are of nodule")
 
 
+def test_count_of_chest_tubes():
+    text = ("FINDINGS: Two right chest tubes are in place. Lungs are clear.\n"
+            "IMPRESSION: Single right chest tube, no pneumothorax.")
+    c = pair(text)
+    assert (c.kind, c.sentences) == ("count", (0, 2))
+    assert flagged(text)[2].suggestion is None
+
+
+@pytest.mark.parametrize("text", [
+    "FINDINGS: A right chest tube is in place.\nIMPRESSION: Right chest tube unchanged.",
+    "FINDINGS: Two right chest tubes are in place.\nIMPRESSION: Right chest tubes in place.",
+    "FINDINGS: Right chest tube and left chest tube in place.\nIMPRESSION: Bilateral chest "
+    "tubes.",
+])
+def test_chest_tubes_counted_alike(text):
+    assert find_contradictions(StudyContext(text)) == []
+
+
 def test_count_of_broken_ribs():
     text = ("FINDINGS: There are acute fractures of the right fourth, fifth, and sixth ribs.\n"
             "IMPRESSION: Single acute right rib fracture.")
