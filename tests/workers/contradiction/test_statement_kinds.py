@@ -304,6 +304,8 @@ def test_devices_that_agree(text):
      "severity"),
     ("Findings: Mild interstitial pulmonary oedema.\nImpression: Severe pulmonary oedema.",
      "severity"),
+    ("FINDINGS: Moderate compression deformity of T11.\nIMPRESSION: The osseous structures are "
+     "intact.", "presence"),
 ])
 def test_more_wordings_of_each_kind(text, kind):
     assert kind in {c.kind for c in find_contradictions(StudyContext(text))}
@@ -314,6 +316,8 @@ def test_more_wordings_of_each_kind(text, kind):
     "FINDINGS: There is a nodule in the left upper lobe.\nIMPRESSION: Left upper lobe nodules.",
     "FINDINGS: Nearly resolved right pleural effusion.\nIMPRESSION: Trace residual right pleural "
     "effusion.",
+    "FINDINGS: Stable mild compression deformity of T8.\nIMPRESSION: Bones are otherwise "
+    "unremarkable.",
 ])
 def test_more_look_alikes(text):
     assert find_contradictions(StudyContext(text)) == []

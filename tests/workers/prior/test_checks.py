@@ -169,6 +169,10 @@ def test_tubes_left_out_and_tubes_said_removed():
     # Kerley B lines are no "lines"
     ("FINDINGS: Right PICC with the tip in the SVC.",
      "FINDINGS: Right PICC in unchanged position. Kerley B lines.\nIMPRESSION: Edema."),
+    # the volume a collapsed lobe lost is what re-expands
+    ("Findings: Right upper lobe collapse. Heart normal.",
+     "Findings: Right upper lobe volume loss has resolved with re-expansion of the lung.\n"
+     "Impression: Re-expansion of the right upper lobe."),
 ])
 def test_clean_follow_ups(prior, current):
     assert audit(current, prior)[1] == {}
