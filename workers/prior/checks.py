@@ -38,6 +38,7 @@ from workers.nlp.statements import (
     WORSE,
     Statement,
     denies_comparison,
+    region,
     same_finding,
     statements,
 )
@@ -99,6 +100,28 @@ def _one(a: Statement, b: Statement) -> bool:
 def _there(prior: list[Statement], c: Statement) -> list[Statement]:
     """Prior statements that the finding of ``c`` was there (present or possible, not gone)."""
     return [p for p in prior if _one(c, p) and p.now in (PRESENT, UNCERTAIN)]
+
+
+# What a change claim's broad words may be read as on the prior report: an opacity is the
+# prior's lung finding at its place ("Improved left basilar opacity" after "Left basilar
+# atelectasis"), "support devices" the prior's tubes and lines.
+_BROAD_OPACITIES = frozenset({"opacity", "airspace opacity"})
+_ANY_DEVICE = "support device"
+
+
+def _read_as(c: Statement, p: Statement) -> bool:
+    """The prior statement ``p`` names what the broad words of ``c`` may mean (looser than
+    ``_one``: for a claim that something changed since the prior, never for "new")."""
+    if c.summary or p.summary:
+        return False
+    if c.concept == _ANY_DEVICE:
+        return p.device
+    if c.concept not in _BROAD_OPACITIES or "opacity" not in broader(p.concept):
+        return False
+    if c.laterality and p.laterality and c.laterality != p.laterality \
+            and "bilateral" not in (c.laterality, p.laterality):
+        return False
+    return c.location is None or p.location is None or region(c.location) == region(p.location)
 
 
 def _denied(prior: list[Statement], c: Statement) -> list[Statement]:
@@ -186,7 +209,8 @@ def find_issues(ctx: StudyContext) -> list[Issue]:
         if c.summary or c.temporal is None or not c.committed:
             continue
         there = _there(prior, c)
-        there_anywhere = there or _there(prior_all, c)
+        there_anywhere = there or _there(prior_all, c) or [
+            p for p in prior_all if _read_as(c, p) and p.now in (PRESENT, UNCERTAIN)]
         if c.temporal == NEW and c.positive and there:
             p = there[0]
             issues.append(Issue(NEW_BUT_PRIOR, c.sentence, CONFIDENCE[NEW_BUT_PRIOR],

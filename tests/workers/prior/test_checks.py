@@ -169,6 +169,13 @@ def test_tubes_left_out_and_tubes_said_removed():
     # Kerley B lines are no "lines"
     ("FINDINGS: Right PICC with the tip in the SVC.",
      "FINDINGS: Right PICC in unchanged position. Kerley B lines.\nIMPRESSION: Edema."),
+    # broad words of a change read as what the prior named there
+    ("FINDINGS: Left lower lobe atelectasis.\nIMPRESSION: Left basilar atelectasis.",
+     "FINDINGS: Improved left basilar opacity.\nIMPRESSION: Improving left lower lobe "
+     "atelectasis."),
+    ("FINDINGS: Endotracheal tube 4 cm above carina. Enteric tube in stomach.",
+     "FINDINGS: Interval extubation. Enteric tube removed. Lungs clear.\nIMPRESSION: Interval "
+     "removal of support devices."),
     # the volume a collapsed lobe lost is what re-expands
     ("Findings: Right upper lobe collapse. Heart normal.",
      "Findings: Right upper lobe volume loss has resolved with re-expansion of the lung.\n"
