@@ -38,6 +38,9 @@ def status_of(text, observation):
     ("A pleural effusion is not identified.", "pleural effusion", "absent"),
     ("Focal consolidation is not visualized.", "consolidation", "absent"),
     ("The left effusion has resolved.", "pleural effusion", "absent"),
+    ("The previously seen left upper lobe nodule is no longer visible.", "nodule", "absent"),
+    ("The effusion is no longer apparent.", "pleural effusion", "absent"),
+    ("Pneumothorax is no longer demonstrated.", "pneumothorax", "absent"),
     # "resolved" before the finding, near it; a partial resolution leaves it there
     ("1. Resolved right pleural effusion.", "pleural effusion", "absent"),
     ("Resolved left lower lobe atelectasis.", "atelectasis", "absent"),

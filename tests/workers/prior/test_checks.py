@@ -63,6 +63,15 @@ def test_said_to_have_resolved_but_never_there():
     assert "\u201cNo left pneumothorax.\u201d" in found[2].explanation
 
 
+def test_no_longer_visible_but_never_there():
+    prior = "FINDINGS: Mild cardiomegaly. Lungs clear.\nIMPRESSION: Mild cardiomegaly."
+    current = ("FINDINGS: Mild cardiomegaly, unchanged. The previously seen left upper lobe "
+               "nodule is no longer visible. Lungs clear.\nIMPRESSION: Stable mild cardiomegaly.")
+    _, found = audit(current, prior)
+    assert sorted(found) == [1]
+    assert found[1].evidence["check"] == "resolved_but_never"
+
+
 def test_improved_but_never_there():
     prior = "Findings: Heart size is normal. The lungs are clear."
     current = ("Comparison: 2025-04-10.\nFindings: Improved right lower lobe consolidation. "
