@@ -24,6 +24,9 @@ generic surface forms; scored whole as "generated", its misses grouped by form b
 (60 pairs) were written on 2026-11-28 by a second writer of the team who had read neither the
 engine's rules and docs nor any case of the shared sets (only the format in their README); they
 are halved like the shared sets ("fresh", "fresh_priors"): rules may be read off half A only.
+``bench/consistency_fresh2.jsonl`` (60) and ``bench/consistency_fresh2_priors.jsonl`` (30), by a
+third writer under the same conditions, are scored whole ("fresh2", "fresh2_priors") and never
+read: they only test rules read off the other sets.
 """
 from __future__ import annotations
 
@@ -41,7 +44,9 @@ SETS = [("within", BENCH / "consistency_within.jsonl"),
         ("own_priors", Path(__file__).resolve().parent / "consistency_own_priors.jsonl"),
         ("generated", Path(__file__).resolve().parent / "consistency_generated.jsonl"),
         ("fresh", Path(__file__).resolve().parent / "consistency_fresh.jsonl"),
-        ("fresh_priors", Path(__file__).resolve().parent / "consistency_fresh_priors.jsonl")]
+        ("fresh_priors", Path(__file__).resolve().parent / "consistency_fresh_priors.jsonl"),
+        ("fresh2", Path(__file__).resolve().parent / "consistency_fresh2.jsonl"),
+        ("fresh2_priors", Path(__file__).resolve().parent / "consistency_fresh2_priors.jsonl")]
 
 
 def _score(cases: list[str], output: Path, tmp: Path, show: bool) -> str:
@@ -62,7 +67,7 @@ def main() -> None:
                         help="print the scorer's detail for this half (or our own set)")
     parser.add_argument("--sets", nargs="*",
                         help="only these sets (within, priors, own, own_priors, generated, "
-                             "fresh, fresh_priors)")
+                             "fresh, fresh_priors, fresh2, fresh2_priors)")
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -74,9 +79,10 @@ def main() -> None:
             if not args.score_only:
                 _run("audit_reports", source, output)
             cases = _by_id(source)
-            for part in ("all",) if name.startswith(("own", "generated")) else ("A", "B", "all"):
+            whole = name.startswith(("own", "generated", "fresh2"))
+            for part in ("all",) if whole else ("A", "B", "all"):
                 ids = [i for i in cases if part == "all" or half(i) == part]
-                show = args.show == (name if name.startswith(("own", "generated")) else part)
+                show = args.show == (name if whole else part)
                 text = _score([cases[i] for i in ids], output, Path(tmp), show)
                 print(f"{name:7} {part:3} {len(ids):>3} {text}", flush=True)
 

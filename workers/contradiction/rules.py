@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from workers.nlp.findings import ABSENT, PRESENT, Finding
+from workers.nlp.findings import ABSENT, PRESENT, UNCERTAIN, Finding
 from workers.nlp.harm import harm_of
 from workers.nlp.hedges import hedged
 from workers.nlp.hierarchy import contradicts
@@ -251,6 +251,60 @@ def presence(ctx: StudyContext) -> list[Contradiction]:
     return list(out.values())
 
 
+# Hedges that still lean to the finding ("concerning for pneumonia", "likely atelectasis"),
+# against those that only leave it open ("pneumonia cannot be excluded", "atelectasis versus
+# pneumonia"), which a denial of it may well stand beside.
+_OPEN_HEDGE_RE = re.compile(r"\b(?:cannot|can ?not|not|be) (?:be )?(?:excluded|ruled out)\b|"
+                            r"\b(?:versus|vs|or|differential|question(?:able)?)\b",
+                            re.IGNORECASE)
+# A denial that leaves room for a doubt ("no definite pneumonia", "no convincing effusion").
+_ROOM_FOR_DOUBT_RE = re.compile(r"\b(?:definite|definitive|convincing|frank|overt|obvious|"
+                                r"significant|large|acute|new|other|additional|further)\b",
+                                re.IGNORECASE)
+# The cue of a hedge that leans to the finding.
+_LEANING_RE = re.compile(r"\b(?:concern\w*|suspici\w*|suspect\w*|likely|probabl[ey]|"
+                         r"suggest\w*|worrisome|compatible|favou?r\w*|represent\w*)\b",
+                         re.IGNORECASE)
+
+
+def _cued_claim(ctx: StudyContext, index: int, f: Finding) -> Claim:
+    """A claim in the words that decide it: its cue and the finding ("concerning for
+    pneumonia", "No evidence of pneumonia")."""
+    claim = _claim(ctx, index, f)
+    return replace(claim, words=f"{f.cue} {claim.words}") if f.cue else claim
+
+
+def doubted_denial(ctx: StudyContext) -> list[Contradiction]:
+    """A finding called likely in one sentence ("patchy opacity, concerning for pneumonia")
+    and denied outright in another ("No evidence of pneumonia."): the same observation on the
+    same side and place; not a hedge that only leaves it open ("cannot be excluded",
+    "versus"), nor a denial that leaves room for a doubt ("no definite pneumonia")."""
+    sections = _sections(ctx)
+    out = []
+    for j, denied in _denials(ctx, implied=False):
+        text_j = _text(ctx, j)
+        if guards.change_denial(denied) or _ROOM_FOR_DOUBT_RE.search(
+                text_j, 0, denied.start - ctx.sentence(j).start):
+            continue
+        for i in ctx.image_sentences:
+            text_i = _text(ctx, i)
+            if i == j or _OPEN_HEDGE_RE.search(text_i) or guards.revision(text_i):
+                continue
+            for hedged_finding in ctx.findings.get(i, []):
+                if hedged_finding.status != UNCERTAIN or hedged_finding.implied \
+                        or hedged_finding.observation != denied.observation \
+                        or not _LEANING_RE.search(hedged_finding.cue or ""):
+                    continue
+                if not (guards.sides_agree(denied, hedged_finding)
+                        and guards.places_agree(denied, hedged_finding)):
+                    continue
+                out.append(pair(PRESENCE, _cued_claim(ctx, j, denied),
+                                _cued_claim(ctx, i, hedged_finding), CONFIDENCE[PRESENCE],
+                                sections))
+                break
+    return out
+
+
 def side(ctx: StudyContext) -> list[Contradiction]:
     """The IMPRESSION puts a finding on one side and the FINDINGS only on the other (two
     sentences of one section may name both sides of a bilateral finding)."""
@@ -304,4 +358,4 @@ def severity(ctx: StudyContext) -> list[Contradiction]:
     return out
 
 
-RULES = (heart_size, global_normal, presence, side, severity)
+RULES = (heart_size, global_normal, presence, doubted_denial, side, severity)

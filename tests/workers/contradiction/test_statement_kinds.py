@@ -153,6 +153,34 @@ def test_count_one_against_several():
         "8 mm and 11 mm.\u201d, on how many there are of nodule")
 
 
+def test_presence_a_finding_called_likely_against_its_denial():
+    text = ("FINDINGS: Patchy airspace opacity in the right lower lobe, concerning for pneumonia."
+            "\nIMPRESSION: No evidence of pneumonia.")
+    c = pair(text)
+    assert (c.kind, c.sentences, c.doubted) == ("presence", (0, 1), 1)
+    found = flagged(text)
+    assert found[0].explanation.startswith(
+        "Contradicts sentence 2, \u201cNo evidence of pneumonia.\u201d, on whether pneumonia is "
+        "present: this sentence says \u201cconcerning for pneumonia\u201d")
+    assert found[0].suggestion is None
+
+
+@pytest.mark.parametrize("text", [
+    # a hedge that only leaves it open, a denial that leaves room for a doubt, another side
+    "FINDINGS: Bibasilar opacities, pneumonia cannot be excluded.\nIMPRESSION: No definite "
+    "pneumonia.",
+    "FINDINGS: Right basilar opacity, atelectasis versus pneumonia.\nIMPRESSION: No evidence of "
+    "pneumonia.",
+    "FINDINGS: Left basilar opacity likely atelectasis.\nIMPRESSION: No definite consolidation.",
+    "FINDINGS: Small left pleural effusion is suspected.\nIMPRESSION: No right pleural "
+    "effusion.",
+    "FINDINGS: Two nodules, concerning for metastatic disease.\nIMPRESSION: No other pulmonary "
+    "nodules.",
+])
+def test_a_doubt_beside_a_denial_that_allows_it(text):
+    assert find_contradictions(StudyContext(text)) == []
+
+
 def test_count_of_chest_tubes():
     text = ("FINDINGS: Two right chest tubes are in place. Lungs are clear.\n"
             "IMPRESSION: Single right chest tube, no pneumothorax.")
