@@ -21,7 +21,7 @@ from dataclasses import replace
 
 from workers.nlp.findings import ABSENT, PRESENT, UNCERTAIN, Finding
 from workers.nlp.harm import harm_of
-from workers.nlp.hedges import hedged
+from workers.nlp.hedges import hedged, leans_to, leaves_open
 from workers.nlp.hierarchy import contradicts
 from workers.nlp.statements import NO_ACUTE_ABNORMALITY, summary_name
 from workers.nlp.vocabulary import (
@@ -251,20 +251,10 @@ def presence(ctx: StudyContext) -> list[Contradiction]:
     return list(out.values())
 
 
-# Hedges that still lean to the finding ("concerning for pneumonia", "likely atelectasis"),
-# against those that only leave it open ("pneumonia cannot be excluded", "atelectasis versus
-# pneumonia"), which a denial of it may well stand beside.
-_OPEN_HEDGE_RE = re.compile(r"\b(?:cannot|can ?not|not|be) (?:be )?(?:excluded|ruled out)\b|"
-                            r"\b(?:versus|vs|or|differential|question(?:able)?)\b",
-                            re.IGNORECASE)
 # A denial that leaves room for a doubt ("no definite pneumonia", "no convincing effusion").
 _ROOM_FOR_DOUBT_RE = re.compile(r"\b(?:definite|definitive|convincing|frank|overt|obvious|"
                                 r"significant|large|acute|new|other|additional|further)\b",
                                 re.IGNORECASE)
-# The cue of a hedge that leans to the finding.
-_LEANING_RE = re.compile(r"\b(?:concern\w*|suspici\w*|suspect\w*|likely|probabl[ey]|"
-                         r"suggest\w*|worrisome|compatible|favou?r\w*|represent\w*)\b",
-                         re.IGNORECASE)
 
 
 def _cued_claim(ctx: StudyContext, index: int, f: Finding) -> Claim:
@@ -288,12 +278,12 @@ def doubted_denial(ctx: StudyContext) -> list[Contradiction]:
             continue
         for i in ctx.image_sentences:
             text_i = _text(ctx, i)
-            if i == j or _OPEN_HEDGE_RE.search(text_i) or guards.revision(text_i):
+            if i == j or leaves_open(text_i) or guards.revision(text_i):
                 continue
             for hedged_finding in ctx.findings.get(i, []):
                 if hedged_finding.status != UNCERTAIN or hedged_finding.implied \
                         or hedged_finding.observation != denied.observation \
-                        or not _LEANING_RE.search(hedged_finding.cue or ""):
+                        or not leans_to(hedged_finding.cue or ""):
                     continue
                 if not (guards.sides_agree(denied, hedged_finding)
                         and guards.places_agree(denied, hedged_finding)):

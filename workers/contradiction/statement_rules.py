@@ -40,6 +40,7 @@ from workers.nlp.statements import (
     UNCHANGED,
     WORSE,
     Statement,
+    nothing_changed_said,
     places_overlap,
     plural,
     same_finding,
@@ -481,17 +482,6 @@ def _gone_but_there(ctx: StudyContext, told: list[Statement],
     return out
 
 
-# A sentence that says, of the whole study, that nothing changed ("No interval change.",
-# "Stable appearance of the chest.", "Unchanged from the prior exam."), naming no finding.
-_NOTHING_CHANGED_RE = re.compile(
-    r"^\W*(?:\d+[.)]\s*)?(?:(?:there is|there has been)\s+)?"
-    r"(?:no (?P<degree>(?:significant|substantial|appreciable|definite|major) )?"
-    r"(?:interval )?changes?|(?:stable|unchanged) (?:appearance|examination|exam|study|"
-    r"radiograph|chest(?: radiograph)?)(?: of the chest)?|unchanged|stable)"
-    r"(?: (?:from|since|compared (?:with|to)|relative to|in comparison (?:with|to)) (?:the )?"
-    r"(?:prior|previous|last|most recent|recent)(?: [\w-]+){0,3})?\W*$", re.IGNORECASE)
-
-
 def nothing_changed(ctx: StudyContext) -> list[Contradiction]:
     """A sentence that says nothing changed since the prior exam, against another that calls a
     finding new, gone, better or worse ("No interval change." / "Left basilar opacity is new
@@ -501,10 +491,10 @@ def nothing_changed(ctx: StudyContext) -> list[Contradiction]:
     out = []
     for j in ctx.image_sentences:
         sentence = ctx.sentence(j)
-        m = _NOTHING_CHANGED_RE.match(sentence.text)
-        if not m or ctx.findings.get(j):
+        said = nothing_changed_said(sentence.text)
+        if said is None or ctx.findings.get(j):
             continue
-        excluded = (NEW, GONE) if m.group("degree") else (NEW, GONE, BETTER, WORSE)
+        excluded = (NEW, GONE) if said == "significant" else (NEW, GONE, BETTER, WORSE)
         for s in _image(ctx):
             if s.sentence == j or s.summary or not s.told or s.temporal not in excluded:
                 continue

@@ -23,6 +23,13 @@ OPEN_CHOICE = ("may", "might", "could", r"possibl\w*", r"probabl\w*", "likely", 
                r"question\w*", r"suspect\w*", r"concern\w*", r"suggest\w*", r"represent\w*",
                r"reflect\w*", "either", "differential", r"consider\w*", r"favou?r\w*", "cannot",
                "can not", "not excluded", "or other", "and/or")
+# A hedge that only leaves a finding open, which a denial of it may stand beside ("pneumonia
+# cannot be excluded" and "no definite pneumonia"), and the cues that lean to a finding
+# ("concerning for pneumonia"), which its outright denial contradicts.
+ONLY_OPEN = (r"(?:cannot|can ?not|not|be) (?:be )?(?:excluded|ruled out)", "versus", "vs", "or",
+             "differential", r"question(?:able)?")
+LEANING = (r"concern\w*", r"suspici\w*", r"suspect\w*", "likely", r"probabl[ey]", r"suggest\w*",
+           "worrisome", "compatible", r"favou?r\w*", r"represent\w*")
 # The past: a prior exam's finding or the patient's history is no claim about this film.
 PATIENT_HISTORY = ("history of", "h/o", "status post", "s/p", "in the past", "formerly")
 HISTORY = (*PATIENT_HISTORY, "no longer", "resolved", "resolution")
@@ -34,6 +41,8 @@ def _words(fragments: tuple[str, ...]) -> str:
 
 _DOUBT_RE = re.compile(_words(DOUBT) + r"|\?", re.IGNORECASE)
 _OPEN_CHOICE_RE = re.compile(_words(OPEN_CHOICE), re.IGNORECASE)
+_ONLY_OPEN_RE = re.compile(_words(ONLY_OPEN), re.IGNORECASE)
+_LEANING_RE = re.compile(_words(LEANING), re.IGNORECASE)
 _HISTORY_RE = re.compile(_words(HISTORY), re.IGNORECASE)
 _PATIENT_HISTORY_RE = re.compile(_words(PATIENT_HISTORY), re.IGNORECASE)
 
@@ -49,6 +58,16 @@ def leaves_choice_open(sentence: str) -> bool:
     return bool(_OPEN_CHOICE_RE.search(sentence))
 
 
+def leaves_open(sentence: str) -> bool:
+    """The sentence's hedge only leaves a finding open ("cannot be excluded", "versus")."""
+    return bool(_ONLY_OPEN_RE.search(sentence))
+
+
+def leans_to(cue: str) -> bool:
+    """A hedge's cue leans to the finding ("concerning for", "likely")."""
+    return bool(_LEANING_RE.search(cue))
+
+
 def speaks_of_history(sentence: str) -> bool:
     return bool(_HISTORY_RE.search(sentence))
 
@@ -59,5 +78,6 @@ def speaks_of_patient_history(sentence: str) -> bool:
     return bool(_PATIENT_HISTORY_RE.search(sentence))
 
 
-__all__ = ["DOUBT", "HISTORY", "OPEN_CHOICE", "PATIENT_HISTORY", "hedged", "leaves_choice_open",
-           "speaks_of_history", "speaks_of_patient_history"]
+__all__ = ["DOUBT", "HISTORY", "LEANING", "ONLY_OPEN", "OPEN_CHOICE", "PATIENT_HISTORY", "hedged",
+           "leans_to", "leaves_choice_open", "leaves_open", "speaks_of_history",
+           "speaks_of_patient_history"]

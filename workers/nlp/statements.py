@@ -122,6 +122,27 @@ _REMOVED_RE = re.compile(r"\b(?:remov(?:ed|al)|extubat\w*|decannulat\w*|disconti
 # "newly identified / newly seen" is news of this film, "no longer seen" a change too, which
 # the engine's cue reads ("newly" is "new"; "no longer" is "resolved")
 
+# A sentence that says, of the whole study, that nothing changed ("No interval change.",
+# "Stable appearance of the chest.", "Unchanged from the prior exam."), naming no finding.
+_NOTHING_CHANGED_RE = re.compile(
+    r"^\W*(?:\d+[.)]\s*)?(?:(?:there is|there has been)\s+)?"
+    r"(?:no (?P<degree>(?:significant|substantial|appreciable|definite|major) )?"
+    r"(?:interval )?changes?|(?:stable|unchanged) (?:appearance|examination|exam|study|"
+    r"radiograph|chest(?: radiograph)?)(?: of the chest)?|unchanged|stable)"
+    r"(?: (?:from|since|compared (?:with|to)|relative to|in comparison (?:with|to)) (?:the )?"
+    r"(?:prior|previous|last|most recent|recent)(?: [\w-]+){0,3})?\W*$", re.IGNORECASE)
+
+
+def nothing_changed_said(sentence: str) -> str | None:
+    """Whether ``sentence`` says, of the whole study, that nothing changed since the prior
+    exam: "significant" when it only denies a significant change ("No significant interval
+    change": a slight one may stand beside it), "any" otherwise; None when it does not."""
+    m = _NOTHING_CHANGED_RE.match(sentence)
+    if not m:
+        return None
+    return "significant" if m.group("degree") else "any"
+
+
 # ---- grades: one scale for sizes and degrees (0 trace ... 3 large or severe) -----------------
 _GRADE = {"trace": (0, 0), "minimal": (0, 0), "mild": (1, 1), "small": (1, 1),
           "borderline": (1, 1), "moderate": (2, 2), "severe": (3, 3), "large": (3, 3),
@@ -755,5 +776,5 @@ def statements(report: str | ParsedReport) -> tuple[Statement, ...]:
 __all__ = ["AIRSPACE_OPACITY", "BETTER", "COUNTED", "GONE", "LOBAR_COLLAPSE", "MANY", "NEW",
            "NO_ACUTE_ABNORMALITY", "OLD",
            "PERSISTS", "PRESENT", "REVISION_RE", "Statement", "TEMPORAL", "UNCHANGED", "WORSE",
-           "places_overlap", "plural", "region", "revision", "same_finding", "sides_overlap",
-           "stated_as_prior", "statements", "summary_name"]
+           "nothing_changed_said", "places_overlap", "plural", "region", "revision",
+           "same_finding", "sides_overlap", "stated_as_prior", "statements", "summary_name"]
