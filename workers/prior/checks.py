@@ -38,8 +38,9 @@ from workers.nlp.statements import (
     WORSE,
     Statement,
     denies_comparison,
-    region,
+    places_overlap,
     same_finding,
+    sides_overlap,
     statements,
 )
 from workers.study.context import StudyContext
@@ -93,13 +94,13 @@ def _one(a: Statement, b: Statement) -> bool:
             return False
     elif not same_finding(a, b):
         return False
-    return a.laterality is None or b.laterality is None or a.laterality == b.laterality \
-        or "bilateral" in (a.laterality, b.laterality)
+    return sides_overlap(a, b)
 
 
-def _there(prior: list[Statement], c: Statement) -> list[Statement]:
-    """Prior statements that the finding of ``c`` was there (present or possible, not gone)."""
-    return [p for p in prior if _one(c, p) and p.now in (PRESENT, UNCERTAIN)]
+def _there(prior: list[Statement], c: Statement, same=_one) -> list[Statement]:
+    """Prior statements that the finding of ``c`` was there (present or possible, not gone);
+    ``same`` says which prior statements are of it."""
+    return [p for p in prior if same(c, p) and p.now in (PRESENT, UNCERTAIN)]
 
 
 # What a change claim's broad words may be read as on the prior report: an opacity is the
@@ -118,10 +119,7 @@ def _read_as(c: Statement, p: Statement) -> bool:
         return p.device
     if c.concept not in _BROAD_OPACITIES or "opacity" not in broader(p.concept):
         return False
-    if c.laterality and p.laterality and c.laterality != p.laterality \
-            and "bilateral" not in (c.laterality, p.laterality):
-        return False
-    return c.location is None or p.location is None or region(c.location) == region(p.location)
+    return sides_overlap(c, p) and places_overlap(c, p)
 
 
 def _denied(prior: list[Statement], c: Statement) -> list[Statement]:
@@ -209,8 +207,7 @@ def find_issues(ctx: StudyContext) -> list[Issue]:
         if c.summary or c.temporal is None or not c.committed:
             continue
         there = _there(prior, c)
-        there_anywhere = there or _there(prior_all, c) or [
-            p for p in prior_all if _read_as(c, p) and p.now in (PRESENT, UNCERTAIN)]
+        there_anywhere = there or _there(prior_all, c) or _there(prior_all, c, _read_as)
         if c.temporal == NEW and c.positive and there:
             p = there[0]
             issues.append(Issue(NEW_BUT_PRIOR, c.sentence, CONFIDENCE[NEW_BUT_PRIOR],
